@@ -1,0 +1,1 @@
+"""A research assistant: a question in, a cited Markdown report out."""

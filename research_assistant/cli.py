@@ -1,0 +1,146 @@
+"""The command line: `research-assistant run QUESTION --corpus DIR`.
+
+Progress goes to stderr, one line per step; the report goes to stdout or to
+`--out`. Exit codes: 0 report written, 1 unexpected failure, 2 bad input,
+3 report written but no evidence was found, 130 interrupted.
+Heavy libraries load only once the input has been checked, so mistakes are
+reported at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from research_assistant.context import CitationStyle, Context, Depth, SourceKind
+from research_assistant.progress import ProgressEvent
+from research_assistant.settings import get_settings
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NO_EVIDENCE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class UsageError(Exception):
+    """Bad input from the user; the message is printed as one line."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="research-assistant", description="Research a question and write a cited Markdown report."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="research a question")
+    run.add_argument("question", help="the research question, in quotes")
+    run.add_argument("--corpus", type=Path, help="folder of local documents (.md .txt .html .pdf .docx)")
+    run.add_argument("--depth", choices=[d.value for d in Depth], help="how thorough (default: standard)")
+    run.add_argument("--style", choices=[s.value for s in CitationStyle], help="citation style (default: numeric)")
+    run.add_argument("--out", type=Path, help="write the report to this file instead of stdout")
+    run.add_argument("--max-sources", type=_positive_int, help="most sources to read")
+    run.add_argument("--max-iterations", type=_positive_int, help="most research rounds (at most 10)")
+    run.add_argument("--max-seconds", type=float, help="wall-clock limit for the run")
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run_command(args, sys.stdout, sys.stderr)
+    except UsageError as error:
+        print(f"research-assistant: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("research-assistant: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # a bug, not a user mistake: one line, the traceback only on request
+        if os.environ.get("RESEARCH_DEBUG"):
+            raise
+        print(f"research-assistant: unexpected error: {error!r} (set RESEARCH_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    question = " ".join(args.question.split())
+    if not question:
+        raise UsageError("the question is empty; write what you want to find out, in quotes")
+    settings = get_settings()
+    corpus = args.corpus or settings.corpus_dir
+    if corpus is None:
+        raise UsageError(
+            "no source is configured: pass --corpus DIR (a folder of documents) or set RESEARCH_CORPUS_DIR"
+        )
+    _check_corpus(corpus)
+    if args.out is not None:
+        _check_writable(args.out)
+    source_types: list[SourceKind] = ["local"]
+    context = Context(
+        depth=Depth(args.depth or settings.depth),
+        source_types=source_types,
+        corpus_dir=corpus,
+        citation_style=CitationStyle(args.style or settings.citation_style),
+        max_sources=args.max_sources,
+        max_iterations=args.max_iterations,
+        max_seconds=args.max_seconds or settings.max_seconds,
+    )
+    result = asyncio.run(_research(question, context, None if args.quiet else stderr))
+    markdown = result["report_markdown"]
+    if args.out is not None:
+        try:
+            args.out.write_text(markdown, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write the report to {args.out}: {error.strerror}") from None
+        if not args.quiet:
+            print(f"report written to {args.out}", file=stderr)
+    else:
+        stdout.write(markdown)
+    return EXIT_OK if result["evidence"] else EXIT_NO_EVIDENCE
+
+
+async def _research(question: str, context: Context, progress: TextIO | None) -> dict[str, Any]:
+    from research_assistant.corpus.indexer import CorpusError
+    from research_assistant.runner import run_research
+    from research_assistant.services import ConfigurationError
+
+    def show(event: ProgressEvent) -> None:
+        if progress is not None:
+            level = "warning: " if event.level == "warning" else ""
+            print(f"[{event.node}] {level}{event.message}", file=progress, flush=True)
+
+    try:
+        return await run_research(question, context, show)
+    except (CorpusError, ConfigurationError) as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_corpus(corpus: Path) -> None:
+    from research_assistant.corpus.indexer import CorpusError, corpus_files
+
+    try:
+        corpus_files(corpus)
+    except CorpusError as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_writable(out: Path) -> None:
+    if out.is_dir():
+        raise UsageError(f"cannot write the report to {out}: it is a folder")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write the report to {out}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise UsageError(f"cannot write the report to {out}: permission denied")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""Keeping a folder of local documents in step with the research repository.
+
+A sync walks the folder, hashes every supported file and re-indexes only the
+files whose content changed since the last sync (or whose cached text is
+missing), and removes the documents whose files are gone. A file that cannot
+be read is reported with its reason and skipped; the rest of the corpus is
+still indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from research_assistant.corpus.loaders import SUPPORTED_SUFFIXES, CorpusFileError, load_file
+from research_assistant.knowledge.document_cache import DocumentCache
+from research_assistant.knowledge.documents import StoredDocument, source_id_for
+from research_assistant.knowledge.repository import ResearchRepository
+
+_BATCH = 64
+"""Documents loaded and indexed together: bounds memory while keeping the embedding batches large."""
+_WORKERS = min(4, os.cpu_count() or 1)
+
+
+class CorpusError(Exception):
+    """The corpus folder cannot be used; the message is one line, shown to the analyst."""
+
+
+@dataclass
+class SyncReport:
+    indexed: int
+    """Documents (re-)indexed by this sync."""
+    unchanged: int
+    """Documents already indexed with the same content."""
+    removed: int
+    """Documents whose files are gone."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(file path, reason) of each file that could not be read."""
+
+
+def corpus_id_for(folder: Path) -> str:
+    """A short, stable id for a corpus folder, from its resolved path."""
+    return "C" + hashlib.sha1(folder.expanduser().resolve().as_posix().encode()).hexdigest()[:10]
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".") or name.startswith("~$")  # dot files, and Office's lock files
+
+
+def _check_folder(corpus_dir: Path) -> Path:
+    folder = Path(corpus_dir).expanduser()
+    if not folder.exists():
+        raise CorpusError(f"corpus folder {folder} does not exist")
+    if not folder.is_dir():
+        raise CorpusError(f"corpus path {folder} is not a folder")
+    try:
+        with os.scandir(folder):
+            pass
+    except OSError as error:
+        raise CorpusError(f"cannot read corpus folder {folder}: {error.strerror or error}") from None
+    return folder.resolve()
+
+
+def _scan(folder: Path, unreadable: list[tuple[str, str]]) -> list[Path]:
+    """Supported files under a folder, recursively, skipping hidden ones; sub-folders that cannot be read
+    are added to `unreadable`."""
+
+    def note(error: OSError) -> None:
+        unreadable.append((Path(error.filename or folder).as_posix(), f"cannot read folder: {error.strerror}"))
+
+    found: list[Path] = []
+    for root, dirs, names in os.walk(folder, onerror=note):
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        for name in sorted(names):
+            path = Path(root, name)
+            if not _hidden(name) and path.suffix.lower() in SUPPORTED_SUFFIXES and path.is_file():
+                found.append(path)
+    if not found:
+        raise CorpusError(f"{folder} contains no .md, .txt, .html, .pdf or .docx files")
+    return found
+
+
+def corpus_files(corpus_dir: Path) -> list[Path]:
+    """The supported files of a corpus folder; raises `CorpusError` when the folder cannot be used."""
+    return _scan(_check_folder(corpus_dir), [])
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class _File:
+    path: Path
+    locator: str
+    source_id: str
+
+
+class CorpusIndexer:
+    """Indexes one folder of documents as one corpus of the repository."""
+
+    def __init__(
+        self, corpus_dir: Path, repository: ResearchRepository, cache: DocumentCache, run_id: str = "index"
+    ) -> None:
+        self.corpus_dir = Path(corpus_dir).expanduser()
+        self.repository = repository
+        self.cache = cache
+        self.run_id = run_id
+        self.corpus_id = corpus_id_for(self.corpus_dir)
+
+    def sync(self) -> SyncReport:
+        """Bring the repository in line with the folder; raises `CorpusError` if the folder is unusable."""
+        skipped: list[tuple[str, str]] = []
+        files: dict[str, _File] = {}  # by source id: two links to one file are one document
+        for path in _scan(_check_folder(self.corpus_dir), skipped):
+            locator = path.resolve().as_posix()
+            source_id = source_id_for(locator)
+            files.setdefault(source_id, _File(path=path, locator=locator, source_id=source_id))
+
+        indexed = self.repository.indexed_hashes(self.corpus_id)
+        with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+            hashes = list(pool.map(self._hash_or_reason, files.values()))
+            todo: list[tuple[_File, str]] = []
+            unchanged = 0
+            for file, (digest, reason) in zip(files.values(), hashes, strict=True):
+                if digest is None:
+                    skipped.append((file.locator, reason))
+                elif indexed.get(file.source_id) == digest and self.cache.has(file.source_id):
+                    unchanged += 1
+                else:
+                    todo.append((file, digest))
+            count = 0
+            for start in range(0, len(todo), _BATCH):
+                batch = todo[start : start + _BATCH]
+                docs: list[StoredDocument] = []
+                for (file, _), outcome in zip(batch, pool.map(self._load, batch), strict=True):
+                    if isinstance(outcome, str):
+                        skipped.append((file.locator, outcome))
+                    else:
+                        self.cache.put(outcome)
+                        docs.append(outcome)
+                self.repository.add_documents(docs, self.run_id)
+                count += len(docs)
+
+        failed = {sid for sid in (source_id_for(locator) for locator, _ in skipped) if sid in indexed}
+        gone = [sid for sid in indexed if sid not in files]
+        # A file that now fails to load must not keep answering with its old content.
+        self.repository.remove_documents([*gone, *failed])
+        # Build (or load) the corpus's BM25 index now, as part of indexing, not on the first query.
+        self.repository.warm(corpus=self.corpus_id)
+        return SyncReport(indexed=count, unchanged=unchanged, removed=len(gone), skipped=skipped)
+
+    @staticmethod
+    def _hash_or_reason(file: _File) -> tuple[str | None, str]:
+        try:
+            return _file_hash(file.path), ""
+        except OSError as error:
+            return None, f"cannot read file: {error.strerror or error}"
+
+    def _load(self, item: tuple[_File, str]) -> StoredDocument | str:
+        """The document for a file, or the reason it cannot be read."""
+        file, digest = item
+        try:
+            loaded = load_file(file.path)
+        except CorpusFileError as error:
+            return str(error)
+        return StoredDocument(
+            source_id=file.source_id,
+            locator=file.locator,
+            title=loaded.title,
+            text=loaded.text,
+            content_hash=digest,
+            fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            access_method="local-file",
+            author=loaded.author,
+            published=loaded.published,
+            corpus=self.corpus_id,
+        )

@@ -1,0 +1,49 @@
+"""The research graph.
+
+analyze_query -> plan_strategy -> search => browse => extract -> evaluate_progress
+-> (search again | synthesize). `search` and `browse` are compiled subgraphs
+that fan out one task per query and one per source with `Send`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from research_assistant.context import HARD_MAX_ITERATIONS, Context
+from research_assistant.nodes.analyze import analyze_query
+from research_assistant.nodes.browse import build_browse_graph
+from research_assistant.nodes.evaluate import evaluate_progress
+from research_assistant.nodes.extract import extract
+from research_assistant.nodes.plan import plan_strategy
+from research_assistant.nodes.routing import route_after_evaluation
+from research_assistant.nodes.search import build_search_graph
+from research_assistant.nodes.synthesize import synthesize
+from research_assistant.state import InputState, OutputState, ResearchState
+
+RECURSION_LIMIT = 8 + 4 * HARD_MAX_ITERATIONS
+"""Supersteps a run may take: setup and synthesis plus four per round, for the most rounds any run may do."""
+
+
+def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+    builder = StateGraph(ResearchState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
+    builder.add_node("analyze_query", analyze_query)
+    builder.add_node("plan_strategy", plan_strategy)
+    builder.add_node("search", build_search_graph())
+    builder.add_node("browse", build_browse_graph())
+    builder.add_node("extract", extract)
+    builder.add_node("evaluate_progress", evaluate_progress)
+    builder.add_node("synthesize", synthesize)
+    builder.add_edge(START, "analyze_query")
+    builder.add_edge("analyze_query", "plan_strategy")
+    builder.add_edge("plan_strategy", "search")
+    builder.add_edge("search", "browse")
+    builder.add_edge("browse", "extract")
+    builder.add_edge("extract", "evaluate_progress")
+    builder.add_conditional_edges("evaluate_progress", route_after_evaluation, ["search", "synthesize"])
+    builder.add_edge("synthesize", END)
+    graph = builder.compile(checkpointer=checkpointer, name="research")
+    return graph.with_config(recursion_limit=RECURSION_LIMIT)

@@ -1,0 +1,71 @@
+"""The document cache: the extracted text of every source read, on disk.
+
+One JSON file per source (`<cache_dir>/documents/<source_id>.json`), so a
+source is never fetched or parsed twice, and state only needs to carry ids.
+Writes go to a temporary file that is then renamed over the target, so a
+reader never sees half a document, even across processes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from research_assistant.knowledge.documents import StoredDocument
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+class DocumentCache:
+    """Stored documents keyed by source id; safe to share between threads."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.directory = Path(cache_dir) / "documents"
+        self._lock = threading.Lock()
+
+    def _path(self, source_id: str) -> Path:
+        # Source ids become file names: refuse anything that could escape the folder.
+        if not _SAFE_ID.match(source_id):
+            raise ValueError(f"invalid source id {source_id!r}")
+        return self.directory / f"{source_id}.json"
+
+    def get(self, source_id: str) -> StoredDocument | None:
+        """The cached document, or None when it is missing or unreadable."""
+        path = self._path(source_id)
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            return StoredDocument.model_validate_json(raw)
+        except (ValidationError, ValueError):
+            return None
+
+    def put(self, doc: StoredDocument) -> None:
+        """Store (or replace) a document atomically."""
+        path = self._path(doc.source_id)
+        payload = doc.model_dump_json(indent=1).encode()
+        with self._lock:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{doc.source_id}.", suffix=".tmp", dir=self.directory)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(payload)
+                os.replace(tmp_name, path)
+            except BaseException:
+                Path(tmp_name).unlink(missing_ok=True)
+                raise
+
+    def text(self, source_id: str) -> str | None:
+        """Just the text of a cached document."""
+        doc = self.get(source_id)
+        return doc.text if doc is not None else None
+
+    def has(self, source_id: str) -> bool:
+        """Whether a document is cached, without reading it (cheap enough for thousands of checks)."""
+        return self._path(source_id).is_file()

@@ -1,0 +1,74 @@
+"""Embedding models for the research repository.
+
+The offline default is a feature-hashing embedding: deterministic, instant,
+and needing no download. It captures lexical similarity (stemmed words, word
+pairs and character n-grams), which together with BM25 gives useful hybrid
+retrieval. Other models plug in through LlamaIndex's `BaseEmbedding`; the
+model's `model_name` is recorded with the collection so vectors from different
+models never mix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+
+from llama_index.core.embeddings import BaseEmbedding
+from pydantic import Field
+
+from research_assistant.knowledge.text import content_terms
+
+
+def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+    value = int.from_bytes(digest, "little")
+    return value % dim, (1.0 if (value >> 63) & 1 else -1.0)
+
+
+class HashingEmbedding(BaseEmbedding):
+    """Signed feature hashing of stemmed terms, term pairs and character 4-grams."""
+
+    dim: int = Field(default=512, description="Vector size.")
+
+    def __init__(self, dim: int = 512, **kwargs: object) -> None:
+        super().__init__(dim=dim, model_name=f"hashing-v1-{dim}", **kwargs)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "HashingEmbedding"
+
+    def embed(self, text: str) -> list[float]:
+        vector = [0.0] * self.dim
+        terms = content_terms(text)
+        counts: dict[str, float] = {}
+        for term in terms:
+            counts["w:" + term] = counts.get("w:" + term, 0.0) + 1.0
+            padded = f"<{term}>"
+            for i in range(len(padded) - 3):
+                gram = "c:" + padded[i : i + 4]
+                counts[gram] = counts.get(gram, 0.0) + 0.25
+        for left, right in itertools.pairwise(terms):
+            key = f"p:{left} {right}"
+            counts[key] = counts.get(key, 0.0) + 0.5
+        for feature, count in counts.items():
+            index, sign = _bucket(feature, self.dim)
+            vector[index] += sign * (1.0 + math.log(count)) if count >= 1 else sign * count
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector] if norm else vector
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self.embed(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self.embed(text)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self.embed(query)
+
+
+def make_embedding(name: str) -> BaseEmbedding:
+    """The embedding model a setting names: 'hashing' (offline default)."""
+    if name == "hashing":
+        return HashingEmbedding()
+    raise ValueError(f"unknown embedding model {name!r}; use 'hashing'")

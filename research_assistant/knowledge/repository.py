@@ -1,0 +1,554 @@
+"""The research repository: every source read, chunked, embedded and searchable.
+
+Chroma (persistent, one folder) holds the chunks and their vectors; a
+LlamaIndex `VectorStoreIndex` sits over it. Retrieval is hybrid: BM25 finds
+exact terms (identifiers, names, numbers) that an embedding may blur, vectors
+find related wording, and reciprocal rank fusion merges the two rankings.
+
+There is one Chroma collection per embedding model, and the model's name is
+recorded in the collection's metadata and checked on open, so vectors from
+different models never mix in one ranking.
+
+Building a BM25 index over a large corpus takes seconds, so BM25 indexes are
+cached per filter and rebuilt only when the chunks under that filter change.
+Revision counters, kept in the collection's metadata and bumped before every
+write, say when that is. Corpus-wide BM25 indexes are also saved next to the
+database, so a new process loads them instead of rebuilding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import re
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import chromadb
+import Stemmer
+from chromadb.config import Settings as ChromaSettings
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+from llama_index.core import VectorStoreIndex
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.embeddings import BaseEmbedding
+from llama_index.core.llms import MockLLM
+from llama_index.core.retrievers import QueryFusionRetriever
+from llama_index.core.schema import (
+    BaseNode,
+    MetadataMode,
+    NodeWithScore,
+    QueryBundle,
+    TextNode,
+    TransformComponent,
+)
+from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+from llama_index.core.vector_stores.utils import node_to_metadata_dict
+from llama_index.retrievers.bm25 import BM25Retriever
+from llama_index.vector_stores.chroma import ChromaVectorStore
+
+from research_assistant.knowledge.documents import StoredDocument
+from research_assistant.schemas import Passage
+
+logger = logging.getLogger(__name__)
+
+MODEL_KEY = "embedding_model"
+"""Collection metadata key holding the embedding model's name."""
+_REVISION_ALL = "rev*"
+_CHUNK_KEYS = ("source_id", "locator", "title", "fetched_at", "run_id", "corpus", "content_hash", "start", "chunk")
+_EMBED_KEYS = ("title",)
+"""Metadata embedded with each chunk's text."""
+
+_DOCS_PER_BATCH = 64
+_BM25_CACHE_SIZE = 8
+_CANDIDATES_PER_RESULT = 3
+_MIN_CANDIDATES = 30
+_MIN_SIMILARITY = 0.1
+"""Cosine similarity below which a vector hit is noise (unrelated texts score about 0 ± 0.05 with the
+hashing embedding); it keeps a query about something absent from returning arbitrary chunks."""
+_OVERFETCH_SHARE = 0.3
+"""Chroma's filtered vector search is slow for large filters, so a filter covering at least this share of
+the collection is applied to a larger unfiltered search instead."""
+
+
+class RepositoryError(RuntimeError):
+    """The repository cannot be used as asked; the message says why and what to do."""
+
+
+def collection_name_for(model_name: str) -> str:
+    """Chroma collection name for an embedding model, e.g. 'research__hashing-v1-512'."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", model_name.lower())
+    slug = re.sub(r"\.{2,}", ".", slug).strip("-._")[:480] or "default"
+    return f"research__{slug}"
+
+
+def _revision_key(corpus: str) -> str:
+    return "rev:" + hashlib.sha1(corpus.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What the repository knows about an indexed document, without its text."""
+
+    source_id: str
+    locator: str
+    title: str
+    corpus: str
+    content_hash: str
+    fetched_at: str
+
+
+class _Unchanged(TransformComponent):
+    """A no-op transformation: chunking happens before nodes reach the index.
+
+    Passing it stops `VectorStoreIndex` from building LlamaIndex's default
+    splitter from global `Settings` (which would load a tokenizer).
+    """
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        return nodes
+
+
+_UNUSED_KEYS = frozenset({"_node_type", "document_id", "doc_id", "ref_doc_id"})
+
+
+class _ChromaStore(ChromaVectorStore):
+    """A Chroma vector store that keeps each chunk's text in its node JSON instead of as a Chroma document.
+
+    Chroma builds a full-text index over documents, which makes inserts more than
+    twice as slow, and nothing here searches it. Reads are unchanged: the
+    LlamaIndex store rebuilds nodes, text included, from the node JSON.
+    Every metadata key costs insert time too, so LlamaIndex's bookkeeping keys
+    that nothing reads are left out: documents are deleted by `source_id`, and
+    TextNode is the default node type.
+    """
+
+    def __init__(self, collection: Any) -> None:
+        super().__init__(chroma_collection=collection)
+
+    def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:
+        metadatas: list[Any] = []
+        for node in nodes:
+            metadata = node_to_metadata_dict(node, remove_text=False, flat_metadata=True)
+            metadatas.append({k: v for k, v in metadata.items() if v is not None and k not in _UNUSED_KEYS})
+        ids = [node.node_id for node in nodes]
+        embeddings: Any = [node.get_embedding() for node in nodes]
+        self._collection.add(ids=ids, embeddings=embeddings, metadatas=metadatas)
+        return ids
+
+
+class _ChunkBM25Retriever(BM25Retriever):
+    """LlamaIndex's BM25 retriever over an index that stores only chunk ids.
+
+    Matching chunks are read back from the vector store, so the index stays
+    small on disk and in memory, and both retrievers return identical nodes,
+    which is what lets the fusion merge their ranks. Chunks sharing no term
+    with the query are not returned.
+    """
+
+    def __init__(self, bm25: bm25s.BM25, chunk_ids: list[str], fetch: Callable[[list[str]], list[BaseNode]]) -> None:
+        super().__init__(existing_bm25=bm25, similarity_top_k=len(chunk_ids), stemmer=_stemmer())
+        self.chunk_ids = chunk_ids
+        self._fetch = fetch
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        tokens = bm25s.tokenize(
+            [query_bundle.query_str],
+            stopwords="en",
+            stemmer=self.stemmer,
+            token_pattern=self.token_pattern,
+            return_ids=False,
+            show_progress=False,
+        )
+        if not tokens or not tokens[0]:
+            return []
+        k = min(self.similarity_top_k, len(self.chunk_ids))
+        indexes, scores = self.bm25.retrieve(tokens, k=k, show_progress=False)
+        ranked = [(self.chunk_ids[int(i)], float(s)) for i, s in zip(indexes[0], scores[0], strict=True) if s > 0]
+        nodes = {node.node_id: node for node in self._fetch([chunk_id for chunk_id, _ in ranked])}
+        return [NodeWithScore(node=nodes[chunk_id], score=score) for chunk_id, score in ranked if chunk_id in nodes]
+
+
+class _VectorRetriever(BaseRetriever):
+    """Vector search through the index's retriever, with filters applied the fast way.
+
+    A small filter (some sources) goes to Chroma as a metadata filter. A large
+    one (a corpus that is most of the collection) is applied to a larger
+    unfiltered search, falling back to Chroma's filter when too few hits pass.
+    """
+
+    def __init__(
+        self,
+        index: VectorStoreIndex,
+        embedding: BaseEmbedding,
+        top_k: int,
+        filters: MetadataFilters | None,
+        accept: Callable[[BaseNode], bool],
+        overfetch: int | None,
+    ) -> None:
+        super().__init__()
+        self._index = index
+        self._embedding = embedding
+        self._top_k = top_k
+        self._filters = filters
+        self._accept = accept
+        self._overfetch = overfetch
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        vector = query_bundle.embedding or self._embedding.get_query_embedding(query_bundle.query_str)
+        if not any(vector):  # nothing to compare, e.g. a query of stopwords only
+            return []
+        bundle = QueryBundle(query_str=query_bundle.query_str, embedding=vector)
+        hits: list[NodeWithScore] | None = None
+        if self._filters is None or self._overfetch:
+            wanted = self._overfetch or self._top_k
+            found = self._index.as_retriever(similarity_top_k=wanted).retrieve(bundle)
+            hits = [hit for hit in found if self._accept(hit.node)]
+            if len(hits) < self._top_k and len(found) == wanted:
+                hits = None  # the filter is narrower than it looked: ask Chroma to apply it
+        if hits is None:
+            hits = self._index.as_retriever(similarity_top_k=self._top_k, filters=self._filters).retrieve(bundle)
+        # ChromaVectorStore reports exp(-cosine distance); cosine similarity is 1 - distance.
+        return [hit for hit in hits[: self._top_k] if 1.0 + math.log(max(hit.score or 0.0, 1e-12)) >= _MIN_SIMILARITY]
+
+
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+@dataclass
+class _CachedBM25:
+    revision: int
+    retriever: _ChunkBM25Retriever | None
+    size: int
+
+
+class ResearchRepository:
+    """Chunks of read sources with hybrid (BM25 + vector) retrieval; thread-safe.
+
+    One process should write a repository folder at a time (Chroma's own rule).
+    """
+
+    def __init__(self, db_dir: Path, embedding: BaseEmbedding, chunk_size: int = 900, chunk_overlap: int = 120) -> None:
+        self._db_dir = Path(db_dir)
+        self._embedding = embedding
+        self._model = embedding.model_name
+        self._lock = threading.RLock()
+        self._db_dir.mkdir(parents=True, exist_ok=True)
+        self._client = chromadb.PersistentClient(
+            path=str(self._db_dir), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+        )
+        self._name = collection_name_for(self._model)
+        self._collection = self._open_collection()
+        self._collection_id = str(self._collection.id)
+        self._store = _ChromaStore(self._collection)
+        self._index = VectorStoreIndex.from_vector_store(
+            self._store, embed_model=embedding, transformations=[_Unchanged()]
+        )
+        self._splitter = RecursiveCharacterTextSplitter(
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
+        )
+        self._llm = MockLLM()  # never called: num_queries=1 means no query generation
+        self._bm25: OrderedDict[Hashable, _CachedBM25] = OrderedDict()
+
+    def _open_collection(self) -> Any:
+        if self._name not in {c.name for c in self._client.list_collections()}:
+            return self._client.create_collection(
+                self._name,
+                metadata={MODEL_KEY: self._model},
+                configuration={"hnsw": {"space": "cosine"}},
+                embedding_function=None,
+            )
+        collection = self._client.get_collection(self._name, embedding_function=None)
+        recorded = (collection.metadata or {}).get(MODEL_KEY)
+        if recorded != self._model:
+            raise RepositoryError(
+                f"collection {self._name!r} holds vectors from embedding model {recorded!r}, not {self._model!r}; "
+                "use the model it was built with or a different repository folder"
+            )
+        return collection
+
+    @property
+    def embedding_model(self) -> str:
+        """Name of the embedding model whose vectors this repository holds."""
+        return self._model
+
+    # -- writing -------------------------------------------------------------------------------------------------
+
+    def add_document(self, doc: StoredDocument, run_id: str) -> int:
+        return self.add_documents([doc], run_id)
+
+    def add_documents(self, docs: Sequence[StoredDocument], run_id: str) -> int:
+        """Index documents, replacing any chunks they already had; returns the number of chunks added."""
+        latest = list({doc.source_id: doc for doc in docs}.values())  # a source listed twice: the last copy wins
+        added = 0
+        for start in range(0, len(latest), _DOCS_PER_BATCH):
+            part = latest[start : start + _DOCS_PER_BATCH]
+            nodes = [node for doc in part for node in self._chunk(doc, run_id)]
+            self._embed(nodes)  # outside the lock: the slow part, and it touches no shared state
+            with self._lock:
+                ids = [doc.source_id for doc in part]
+                self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
+                self._collection.delete(where={"source_id": {"$in": ids}})
+                if nodes:
+                    self._index.insert_nodes(nodes)
+            added += len(nodes)
+        return added
+
+    def remove_documents(self, source_ids: Iterable[str]) -> None:
+        """Delete every chunk of these sources."""
+        ids = sorted(set(source_ids))
+        if not ids:
+            return
+        with self._lock:
+            self._bump(self._corpora_of(ids))
+            self._collection.delete(where={"source_id": {"$in": ids}})
+
+    def _chunk(self, doc: StoredDocument, run_id: str) -> list[TextNode]:
+        nodes: list[TextNode] = []
+        for number, piece in enumerate(self._splitter.create_documents([doc.text])):
+            text = piece.page_content
+            start = int(piece.metadata.get("start_index", -1))
+            if start < 0 or doc.text[start : start + len(text)] != text:  # the splitter's offset guess can miss
+                start = doc.text.find(text)
+            metadata = {
+                "source_id": doc.source_id,
+                "locator": doc.locator,
+                "title": doc.title,
+                "fetched_at": doc.fetched_at,
+                "run_id": run_id,
+                "corpus": doc.corpus or "",
+                "content_hash": doc.content_hash,
+                "start": start,
+                "chunk": number,
+            }
+            nodes.append(
+                TextNode(
+                    id_=f"{doc.source_id}#{number}",
+                    text=text,
+                    metadata=metadata,
+                    excluded_embed_metadata_keys=[key for key in _CHUNK_KEYS if key not in _EMBED_KEYS],
+                    excluded_llm_metadata_keys=list(_CHUNK_KEYS),
+                )
+            )
+        return nodes
+
+    def _embed(self, nodes: list[TextNode]) -> None:
+        texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]
+        for node, vector in zip(nodes, self._embedding.get_text_embedding_batch(texts), strict=True):
+            node.embedding = vector
+
+    def _corpora_of(self, source_ids: list[str]) -> set[str]:
+        """Corpora the given sources are currently indexed under (read from each source's first chunk)."""
+        found = self._collection.get(
+            where={"$and": [{"source_id": {"$in": source_ids}}, {"chunk": 0}]}, include=["metadatas"]
+        )
+        return {str(meta.get("corpus", "")) for meta in found["metadatas"] or []}
+
+    def _revisions(self) -> dict[str, Any]:
+        """The collection's metadata, read afresh: other repository objects may have written since."""
+        return dict(self._client.get_collection(self._name, embedding_function=None).metadata or {})
+
+    def _bump(self, corpora: Iterable[str]) -> None:
+        """Mark the chunks of these corpora (and the whole collection) as changed, before changing them.
+
+        Bumping first means a crash mid-write can only cause a needless BM25 rebuild, never a stale one.
+        """
+        metadata = self._revisions()
+        for key in {_REVISION_ALL, *(_revision_key(corpus) for corpus in corpora)}:
+            metadata[key] = int(metadata.get(key, 0)) + 1
+        metadata[MODEL_KEY] = self._model
+        self._collection.modify(metadata=metadata)
+
+    # -- reading -------------------------------------------------------------------------------------------------
+
+    def indexed_hashes(self, corpus: str) -> dict[str, str]:
+        """source_id -> content_hash of every document indexed for a corpus."""
+        with self._lock:
+            found = self._collection.get(where={"$and": [{"corpus": corpus}, {"chunk": 0}]}, include=["metadatas"])
+        return {str(m["source_id"]): str(m["content_hash"]) for m in found["metadatas"] or []}
+
+    def document_info(self, source_ids: Iterable[str]) -> dict[str, DocumentInfo]:
+        """Locator, title and provenance of indexed documents, by source id (unknown ids are left out)."""
+        ids = sorted(set(source_ids))
+        if not ids:
+            return {}
+        with self._lock:
+            found = self._collection.get(
+                where={"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]}, include=["metadatas"]
+            )
+        return {
+            str(m["source_id"]): DocumentInfo(
+                source_id=str(m["source_id"]),
+                locator=str(m["locator"]),
+                title=str(m["title"]),
+                corpus=str(m.get("corpus", "")),
+                content_hash=str(m["content_hash"]),
+                fetched_at=str(m["fetched_at"]),
+            )
+            for m in found["metadatas"] or []
+        }
+
+    def chunk_count(self) -> int:
+        with self._lock:
+            return int(self._collection.count())
+
+    def warm(self, *, corpus: str | None = None, source_ids: Collection[str] | None = None) -> None:
+        """Build (or load) the BM25 index for a filter now, so the first query does not wait for it."""
+        with self._lock:
+            self._bm25_for(corpus, frozenset(source_ids) if source_ids is not None else None)
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        *,
+        source_ids: Collection[str] | None = None,
+        corpus: str | None = None,
+    ) -> list[Passage]:
+        """The `k` chunks best matching the query, by BM25 and vector rankings fused with reciprocal rank fusion."""
+        if k <= 0 or not query.strip() or (source_ids is not None and not source_ids):
+            return []
+        ids = frozenset(source_ids) if source_ids is not None else None
+        with self._lock:
+            cached = self._bm25_for(corpus, ids)
+            if cached.retriever is None:
+                return []
+            candidates = min(max(k * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES), cached.size)
+            cached.retriever.similarity_top_k = candidates
+            fusion = QueryFusionRetriever(
+                [self._vector_retriever(candidates, corpus, ids, cached.size), cached.retriever],
+                llm=self._llm,
+                mode="reciprocal_rerank",  # type: ignore[arg-type]
+                similarity_top_k=k,
+                num_queries=1,
+                use_async=False,
+            )
+            hits = fusion.retrieve(query)
+        return [
+            Passage(
+                source_id=str(hit.node.metadata["source_id"]),
+                text=hit.node.get_content(metadata_mode=MetadataMode.NONE),
+                score=float(hit.score or 0.0),
+                chunk_id=hit.node.node_id,
+            )
+            for hit in hits
+        ]
+
+    def _vector_retriever(
+        self, top_k: int, corpus: str | None, ids: frozenset[str] | None, filtered_size: int
+    ) -> _VectorRetriever:
+        filters: list[MetadataFilter | MetadataFilters] = []
+        if corpus is not None:
+            filters.append(MetadataFilter(key="corpus", value=corpus))
+        if ids is not None:
+            filters.append(MetadataFilter(key="source_id", operator=FilterOperator.IN, value=sorted(ids)))
+
+        def accept(node: BaseNode) -> bool:
+            meta = node.metadata
+            return (corpus is None or meta.get("corpus") == corpus) and (ids is None or meta.get("source_id") in ids)
+
+        overfetch = None
+        total = int(self._collection.count())
+        share = filtered_size / total if total else 1.0
+        if filters and share >= _OVERFETCH_SHARE:
+            overfetch = min(total, math.ceil(top_k / share * 1.5) + 10)
+        return _VectorRetriever(
+            self._index,
+            self._embedding,
+            top_k,
+            MetadataFilters(filters=filters) if filters else None,
+            accept,
+            overfetch,
+        )
+
+    # -- BM25 indexes --------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _where(corpus: str | None, ids: frozenset[str] | None) -> dict[str, Any] | None:
+        clauses: list[dict[str, Any]] = []
+        if corpus is not None:
+            clauses.append({"corpus": corpus})
+        if ids is not None:
+            clauses.append({"source_id": {"$in": sorted(ids)}})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+    def _bm25_for(self, corpus: str | None, ids: frozenset[str] | None) -> _CachedBM25:
+        revisions = self._revisions()
+        revision = int(revisions.get(_revision_key(corpus) if corpus is not None else _REVISION_ALL, 0))
+        key = (corpus, ids)
+        cached = self._bm25.get(key)
+        if cached is None or cached.revision != revision:
+            folder = self._bm25_dir(corpus) if ids is None else None  # only corpus-wide indexes are worth saving
+            loaded = self._load_bm25(folder, revision) if folder else None
+            if loaded is not None:
+                cached = loaded
+            else:
+                cached = self._build_bm25(corpus, ids, revision)
+                if folder:
+                    self._save_bm25(folder, cached)
+        self._bm25[key] = cached
+        self._bm25.move_to_end(key)
+        while len(self._bm25) > _BM25_CACHE_SIZE:
+            self._bm25.popitem(last=False)
+        return cached
+
+    def _build_bm25(self, corpus: str | None, ids: frozenset[str] | None, revision: int) -> _CachedBM25:
+        found = self._collection.get(where=self._where(corpus, ids), include=["metadatas"])
+        chunk_ids: list[str] = list(found["ids"])
+        if not chunk_ids:
+            return _CachedBM25(revision=revision, retriever=None, size=0)
+        texts = []
+        for meta in found["metadatas"] or []:
+            content = json.loads(str(meta["_node_content"]))
+            texts.append(f"{meta.get('title', '')}\n{content.get('text', '')}")
+        tokens = bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), show_progress=False)
+        bm25 = bm25s.BM25()
+        bm25.index(tokens, show_progress=False)
+        return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
+
+    def _bm25_retriever(self, bm25: bm25s.BM25, chunk_ids: list[str]) -> _ChunkBM25Retriever:
+        return _ChunkBM25Retriever(bm25, chunk_ids, lambda wanted: self._store.get_nodes(wanted) if wanted else [])
+
+    def _bm25_dir(self, corpus: str | None) -> Path:
+        name = "all" if corpus is None else "corpus-" + hashlib.sha1(corpus.encode()).hexdigest()[:16]
+        return self._db_dir / "bm25" / self._name / name
+
+    def _load_bm25(self, folder: Path, revision: int) -> _CachedBM25 | None:
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text())
+            if manifest.get("revision") != revision or manifest.get("collection") != self._collection_id:
+                return None  # built for other contents, or for a collection since deleted and re-created
+            chunk_ids = json.loads((folder / "chunk_ids.json").read_text())
+            bm25 = bm25s.BM25.load(str(folder), show_progress=False)
+        except (OSError, ValueError, KeyError) as error:
+            logger.info("rebuilding BM25 index %s: %s", folder, error)
+            return None
+        return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
+
+    def _save_bm25(self, folder: Path, cached: _CachedBM25) -> None:
+        """Write the index to a temporary folder, then swap it in, so readers never see half of one."""
+        if cached.retriever is None:
+            return
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".bm25-", dir=folder.parent))
+        try:
+            cached.retriever.bm25.save(str(staging), show_progress=False)
+            (staging / "chunk_ids.json").write_text(json.dumps(cached.retriever.chunk_ids))
+            manifest = {"revision": cached.revision, "collection": self._collection_id, "chunks": cached.size}
+            (staging / "manifest.json").write_text(json.dumps(manifest))
+            shutil.rmtree(folder, ignore_errors=True)
+            staging.rename(folder)
+        except OSError as error:  # a cache that cannot be written only costs a rebuild later
+            logger.warning("could not save BM25 index to %s: %s", folder, error)
+            shutil.rmtree(staging, ignore_errors=True)

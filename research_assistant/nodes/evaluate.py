@@ -1,0 +1,77 @@
+"""evaluate_progress: confidence, gaps, and whether to research another round.
+
+The stop decision lives here and the router only reads it. Every round
+increments `iteration`, and a run stops once it reaches the iteration limit
+(never above `HARD_MAX_ITERATIONS`), so the research loop always ends.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_assistant.context import Context
+from research_assistant.progress import emit, normalize_query
+from research_assistant.schemas import ProgressAssessment, SearchQuery, SourceStatus
+from research_assistant.services import services_for
+from research_assistant.state import ResearchState
+
+
+def stop_reason(
+    state: ResearchState, context: Context, assessment: ProgressAssessment, iteration: int, now: float
+) -> tuple[str | None, list[SearchQuery]]:
+    """Why research stops after this round (None to go on), and the queries for the next round."""
+    threshold = context.profile.confidence_threshold
+    if assessment.complete:
+        return f"completion criteria met (confidence {assessment.confidence:.0f}/100)", []
+    if assessment.confidence >= threshold:
+        return f"confidence {assessment.confidence:.0f} reached the threshold of {threshold:.0f}", []
+    if iteration >= context.iteration_limit:
+        return f"iteration limit reached ({context.iteration_limit})", []
+    read = sum(1 for source in state.sources.values() if source.status is SourceStatus.READ)
+    if read >= context.source_limit:
+        return f"source limit reached ({context.source_limit})", []
+    if now - state.started_at >= context.max_seconds:
+        return f"time limit reached ({context.max_seconds:.0f} s)", []
+    history = set(state.search_history)
+    fresh: list[SearchQuery] = []
+    for query in assessment.new_queries:
+        key = normalize_query(query.text)
+        if key not in history:
+            history.add(key)
+            fresh.append(query)
+    if not fresh:
+        return "no new queries left to try", []
+    return None, fresh
+
+
+async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    assert state.plan is not None, "plan_strategy runs first"
+    iteration = state.iteration + 1
+    assessment = await services_for(runtime.context).reasoner.evaluate(
+        state.question,
+        state.plan,
+        list(state.evidence.values()),
+        list(state.sources.values()),
+        iteration,
+        state.search_history,
+    )
+    reason, queries = stop_reason(state, runtime.context, assessment, iteration, time.time())
+    covered = sum(1 for item in assessment.coverage if item.covered)
+    emit(
+        runtime,
+        "evaluate_progress",
+        f"round {iteration}: confidence {assessment.confidence:.0f}/100, {covered}/{len(assessment.coverage)} "
+        f"sub-questions covered; " + (f"stopping: {reason}" if reason else f"{len(queries)} new queries"),
+        confidence=assessment.confidence,
+        covered=covered,
+        iteration=iteration,
+    )
+    return {
+        "assessments": [assessment],
+        "iteration": iteration,
+        "pending_queries": queries,
+        "stop_reason": reason,
+    }

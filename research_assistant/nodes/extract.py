@@ -1,0 +1,63 @@
+"""extract: evidence from the sources read this round, per sub-question.
+
+Only the sources read in this round are searched, so no passage is reasoned
+over twice across rounds. A quote that is not in its passage is dropped: the
+reasoner must copy, never rewrite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_assistant.context import Context
+from research_assistant.progress import emit
+from research_assistant.schemas import Evidence, Passage, SourceStatus, SubQuestion
+from research_assistant.services import Services, services_for
+from research_assistant.state import ResearchState
+
+
+def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
+    quote = " ".join(evidence.quote.split())
+    return any(
+        passage.source_id == evidence.source_id and quote in " ".join(passage.text.split()) for passage in passages
+    )
+
+
+async def _extract_one(
+    services: Services, context: Context, question: str, sub_question: SubQuestion, source_ids: list[str]
+) -> list[Evidence]:
+    profile = context.profile
+    passages = await asyncio.to_thread(
+        services.repository.retrieve, sub_question.text, profile.passages_per_sub_question, source_ids=source_ids
+    )
+    if not passages:
+        return []
+    found = await services.reasoner.extract(question, sub_question, passages, profile.evidence_per_sub_question)
+    return [item for item in found if _quoted_from(item, passages)]
+
+
+async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    assert state.plan is not None, "plan_strategy runs first"
+    fresh = [sid for sid in state.to_browse if state.sources[sid].status is SourceStatus.READ]
+    if not fresh:
+        emit(runtime, "extract", "no new sources to read evidence from", evidence=0)
+        return {}
+    services = services_for(runtime.context)
+    batches = await asyncio.gather(
+        *(
+            _extract_one(services, runtime.context, state.question, sub_question, fresh)
+            for sub_question in state.plan.sub_questions
+        )
+    )
+    found = {item.id: item for batch in batches for item in batch if item.id not in state.evidence}
+    emit(
+        runtime,
+        "extract",
+        f"{len(found)} evidence items from {len(fresh)} sources",
+        evidence=len(found),
+        total_evidence=len(state.evidence) + len(found),
+    )
+    return {"evidence": found}

@@ -1,0 +1,40 @@
+"""plan_strategy: sub-questions and the first round of search queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_assistant.context import Context
+from research_assistant.progress import emit, normalize_query
+from research_assistant.schemas import ResearchPlan, SearchQuery
+from research_assistant.services import services_for
+from research_assistant.state import ResearchState
+
+
+def queries_of(plan: ResearchPlan) -> list[SearchQuery]:
+    """Every sub-question's queries, each distinct query once, in plan order."""
+    seen: set[str] = set()
+    queries = []
+    for sub_question in sorted(plan.sub_questions, key=lambda s: s.priority):
+        for text in sub_question.queries or [sub_question.text]:
+            key = normalize_query(text)
+            if key and key not in seen:
+                seen.add(key)
+                queries.append(SearchQuery(text=text, sub_question_id=sub_question.id))
+    return queries
+
+
+async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    assert state.analysis is not None, "analyze_query runs first"
+    plan = await services_for(runtime.context).reasoner.plan(state.question, state.analysis, runtime.context.profile)
+    queries = queries_of(plan)
+    emit(
+        runtime,
+        "plan_strategy",
+        f"{len(plan.sub_questions)} sub-questions, {len(queries)} queries",
+        sub_questions=len(plan.sub_questions),
+        queries=len(queries),
+    )
+    return {"plan": plan, "pending_queries": queries}

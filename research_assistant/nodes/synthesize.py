@@ -1,0 +1,63 @@
+"""synthesize: the report, with every citation checked against its evidence."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_assistant.context import Context
+from research_assistant.progress import emit
+from research_assistant.report.render import render_markdown
+from research_assistant.report.summary import RunSummary
+from research_assistant.report.verify import verify_report
+from research_assistant.schemas import Notice, SourceStatus
+from research_assistant.services import services_for
+from research_assistant.state import ResearchState
+
+
+async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    assert state.analysis is not None and state.plan is not None, "analysis and planning run first"
+    services = services_for(runtime.context)
+    latest = state.assessments[-1] if state.assessments else None
+    draft = await services.reasoner.synthesize(
+        state.question,
+        state.analysis,
+        state.plan,
+        list(state.evidence.values()),
+        list(state.sources.values()),
+        latest,
+    )
+    report, verification = verify_report(draft, state.evidence, state.sources, services.documents.text)
+    notices = list(state.notices)
+    if verification.removed:
+        notices.append(
+            Notice(
+                message=f"{verification.removed} of {verification.checked} citations did not check out and were removed"
+            )
+        )
+    sources = list(state.sources.values())
+    summary = RunSummary(
+        depth=runtime.context.depth.value,
+        sources_read=sum(1 for s in sources if s.status is SourceStatus.READ),
+        sources_failed=sum(1 for s in sources if s.status is SourceStatus.FAILED),
+        evidence_count=len(state.evidence),
+        confidence=latest.confidence if latest else 0.0,
+        iterations=state.iteration,
+        stop_reason=state.stop_reason,
+        reasoner=services.reasoner.name,
+        generated=date.today().isoformat(),
+    )
+    markdown = render_markdown(
+        report, state.sources, state.evidence, runtime.context.citation_style, notices=notices, metadata=summary
+    )
+    emit(
+        runtime,
+        "synthesize",
+        f"report with {len(report.key_findings)} key findings; {verification.checked} citations checked, "
+        f"{verification.removed} removed",
+        findings=len(report.key_findings),
+        removed=verification.removed,
+    )
+    return {"report": report, "report_markdown": markdown, "notices": notices}

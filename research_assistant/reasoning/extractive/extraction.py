@@ -1,0 +1,79 @@
+"""Evidence for one sub-question: the passages' sentences that best answer it, quoted exactly.
+
+Candidates (see `candidates`) are scored (see `scoring`); those at or above the
+minimum relevance are taken best first, with a mild penalty for each item
+already taken from the same source (so that sources vary), skipping overlaps and
+near-duplicates. Every quote is an exact span of its passage's text.
+"""
+
+from __future__ import annotations
+
+from research_assistant.reasoning.extractive.candidates import Candidate, candidates
+from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, score_candidates
+from research_assistant.reasoning.extractive.signals import collapse, evidence_id
+from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.schemas import Evidence, Passage, SubQuestion
+
+SAME_SOURCE_PENALTY = 0.85
+"""Each item already taken from a source multiplies that source's next candidates by this."""
+DUPLICATE_COSINE = 0.9
+
+
+def _source(passages: list[Passage], candidate: Candidate) -> str:
+    return passages[candidate.passage_index].source_id
+
+
+def _overlaps(a: Candidate, b: Candidate) -> bool:
+    return a.passage_index == b.passage_index and a.start < b.end and b.start < a.end
+
+
+def extract_evidence(
+    question: str,
+    sub_question: SubQuestion,
+    passages: list[Passage],
+    limit: int,
+    embedder: Embedder,
+    min_relevance: float = MIN_RELEVANCE,
+) -> list[Evidence]:
+    """At most `limit` evidence items, best first, from different sources where possible."""
+    if limit <= 0 or not passages:
+        return []
+    found = candidates(passages)
+    scores = score_candidates(question, sub_question, passages, found, embedder)
+    pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
+    chosen: list[int] = []
+    per_source: dict[str, int] = {}
+    while pool and len(chosen) < limit:
+
+        def adjusted(i: int) -> tuple[float, int]:
+            return scores[i] * SAME_SOURCE_PENALTY ** per_source.get(_source(passages, found[i]), 0), -i
+
+        best = max(pool, key=adjusted)
+        pool.remove(best)
+        claim = collapse(found[best].quote).lower()
+        duplicate = any(
+            _overlaps(found[best], found[j])
+            or collapse(found[j].quote).lower() == claim
+            or embedder.similarity(found[best].quote, found[j].quote) >= DUPLICATE_COSINE
+            for j in chosen
+        )
+        if duplicate:
+            continue
+        chosen.append(best)
+        source = passages[found[best].passage_index].source_id
+        per_source[source] = per_source.get(source, 0) + 1
+    evidence = []
+    for i in chosen:
+        candidate = found[i]
+        source_id = passages[candidate.passage_index].source_id
+        evidence.append(
+            Evidence(
+                id=evidence_id(source_id, sub_question.id, candidate.quote),
+                claim=collapse(candidate.quote),
+                quote=candidate.quote,
+                source_id=source_id,
+                sub_question_id=sub_question.id,
+                score=scores[i],
+            )
+        )
+    return evidence

@@ -1,0 +1,214 @@
+"""Word lists the extractive reasoner relies on: small, explicit and ordered.
+
+Everything here is a tuple or a frozenset used only for membership tests, so no
+output ever depends on set iteration order.
+"""
+
+from __future__ import annotations
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _tuple(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+FRAMING_WORDS: frozenset[str] = _set(
+    "compare compared comparing comparison contrast difference differences differ differs better worse "
+    "best worst way ways pros cons step steps main happen happens happened latest recent recently current "
+    "currently today nowadays exactly actually really get gets go need needs want overview thing things "
+    "anything something lot lots considered consider meaning meant define defined definition"
+)
+"""Words that frame a question rather than name its subject; RAKE splits phrases on them."""
+
+TRAILING_FRAMING: frozenset[str] = _set("work works mean means happen happens exist exists matter")
+"""Framing only as a question's last word: 'How does X work?', 'What does X mean?'."""
+
+QUESTION_VERBS: frozenset[str] = _set("compare define explain describe list show tell summarize")
+"""Imperatives that can open a question; never entities."""
+
+ATTRIBUTE_WORDS: frozenset[str] = _set(
+    "default limit limits maximum minimum max min size number value values population capital height "
+    "weight price cost date year years version name rate speed length width depth count percentage "
+    "percent amount temperature distance age duration capacity frequency level score ratio total average "
+    "median share revenue budget salary area volume boiling melting"
+)
+"""Attributes whose value is a fact: 'What is the default limit of X?' asks for a value, not a definition."""
+
+NUMERIC_CUES: tuple[str, ...] = (
+    "how many",
+    "how much",
+    "how long",
+    "how old",
+    "how big",
+    "how large",
+    "how far",
+    "how fast",
+    "how often",
+    "what percentage",
+    "what percent",
+    "number of",
+    "what size",
+)
+
+NEGATIONS: frozenset[str] = _set(
+    "not no never none cannot can't won't doesn't don't isn't aren't wasn't weren't didn't neither nor"
+)
+
+AUXILIARY_VERBS: frozenset[str] = _set(
+    "is are was were be been being am has have had do does did can could will would shall should may "
+    "might must get gets got make makes made take takes took set sets run runs ran let lets put puts use "
+    "need keep keeps give gives gave allow allows become becomes became remain remains contain contains "
+    "mean means refer refers provide provides require requires include includes return returns"
+)
+"""Common verbs that do not carry a verb-like suffix; any of them makes a line verb-ish."""
+
+PRONOUN_STARTS: frozenset[str] = _set("it this these they that those he she its their such")
+"""Sentence openers that lean on the sentence before them."""
+
+NAVIGATION_PHRASES: tuple[str, ...] = (
+    "table of contents",
+    "skip to content",
+    "skip to main",
+    "jump to navigation",
+    "jump to search",
+    "navigation menu",
+    "click here",
+    "all rights reserved",
+    "cookie policy",
+    "accept cookies",
+    "privacy policy",
+    "terms of use",
+    "terms of service",
+    "sign in",
+    "log in to",
+    "subscribe to our",
+    "back to top",
+    "previous topic",
+    "next topic",
+    "edit on github",
+    "edit this page",
+    "share this",
+    "retrieved from",
+    "this page was last edited",
+    "report a bug",
+    "show source",
+)
+
+RECENCY_WORDS: tuple[str, ...] = (
+    "latest",
+    "recent",
+    "recently",
+    "current",
+    "currently",
+    "this year",
+    "today",
+    "nowadays",
+    "newest",
+    "up-to-date",
+    "up to date",
+    "as of",
+    "upcoming",
+    "right now",
+)
+
+DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "software",
+        _tuple(
+            "python java javascript typescript rust golang c++ code coding program programming software api library "
+            "framework function method class module package compiler interpreter runtime database sql linux "
+            "windows macos git docker kubernetes algorithm recursion thread async server http bug debug "
+            "variable syntax pip npm exception stack memory cpu gpu"
+        ),
+    ),
+    (
+        "technology",
+        _tuple(
+            "technology computer internet network smartphone ai artificial intelligence machine learning "
+            "model robot chip semiconductor cloud data cybersecurity encryption blockchain tcp udp dns protocol "
+            "wifi bandwidth latency router"
+        ),
+    ),
+    (
+        "finance",
+        _tuple(
+            "finance financial stock stocks bond bonds market markets investment invest interest inflation "
+            "bank banking loan mortgage tax taxes price prices currency dollar euro economy economic gdp "
+            "revenue profit budget recession"
+        ),
+    ),
+    (
+        "health",
+        _tuple(
+            "health medical medicine disease diseases symptom symptoms treatment therapy drug drugs vaccine "
+            "virus cancer diabetes heart patient patients clinical doctor hospital nutrition diet sleep "
+            "exercise mental caffeine"
+        ),
+    ),
+    (
+        "science",
+        _tuple(
+            "science physics chemistry biology quantum atom atoms molecule cell cells gene genes evolution "
+            "species energy gravity planet star galaxy universe experiment theory"
+        ),
+    ),
+    (
+        "environment",
+        _tuple(
+            "climate environment environmental carbon emissions warming pollution renewable solar wind "
+            "biodiversity forest ocean weather sustainability"
+        ),
+    ),
+    (
+        "history",
+        _tuple(
+            "history historical war empire ancient medieval century revolution dynasty king queen battle civilization"
+        ),
+    ),
+    (
+        "law",
+        _tuple("law legal court courts regulation regulations contract rights lawsuit statute gdpr compliance"),
+    ),
+    (
+        "business",
+        _tuple("business company companies startup management marketing customer customers strategy sales"),
+    ),
+    (
+        "education",
+        _tuple("education school schools university student students teacher learning curriculum"),
+    ),
+)
+"""Domain lexicon in priority order: ties go to the earlier domain."""
+
+SYNONYM_GROUPS: tuple[str, ...] = (
+    "increase higher boost grow enlarge",
+    "decrease reduce lower lessen shrink",
+    "change modify alter adjust set configure",
+    "remove delete eliminate",
+    "create generate build",
+    "start begin launch",
+    "stop halt terminate",
+    "fast quick rapid speed",
+    "slow latency delay",
+    "error exception failure fault",
+    "big large huge",
+    "small little tiny",
+    "benefit advantage",
+    "drawback disadvantage downside",
+    "cost price expense",
+    "buy purchase",
+    "problem issue",
+    "method approach technique",
+    "goal aim purpose",
+    "illness disease sickness",
+    "doctor physician",
+    "car automobile vehicle",
+    "install installation setup",
+    "maximum max highest",
+    "minimum min lowest",
+    "default initial",
+)
+"""Small, general synonym groups used to widen a query (at half weight), never to gate relevance."""

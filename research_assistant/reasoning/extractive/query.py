@@ -1,0 +1,121 @@
+"""What a sub-question looks for: weighted terms, concepts, required terms and the expected answer shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from research_assistant.knowledge.text import content_terms
+from research_assistant.reasoning.extractive.analysis import cached_analysis, classify, expected_answer
+from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
+from research_assistant.reasoning.extractive.phrases import extract_keywords
+from research_assistant.reasoning.extractive.shapes import defined_subject
+from research_assistant.reasoning.extractive.terms import synonyms, terms_of
+from research_assistant.schemas import QueryAnalysis, QueryType, SubQuestion
+
+GENERIC_TERMS: frozenset[str] = frozenset(
+    content_terms(
+        """background detail details example examples limitation limitations exception exceptions caveat caveats
+        change changed changes time work works cause causes effect effects evidence support supports prevent
+        prevented mitigate mitigated step steps requirement requirements need needed common problem problems
+        pitfall pitfalls best practice practices trade-off trade-offs choose differ difference key fact facts
+        benefit benefits drawback drawbacks current development developments expert experts disagree
+        related relate understand explain figure figures describe apply applies specific known say says source
+        sources different overview background needed happen happens"""
+    )
+)
+"""Stems of the planner's template words: never enough, alone, to make a sentence relevant."""
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One idea the sub-question asks about, as stemmed terms."""
+
+    terms: tuple[str, ...]
+    weight: float
+    any_term: bool = False
+    """True for template words ('details, figures or examples'): any one of them is enough."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a sub-question looks for, derived once and applied to every candidate."""
+
+    core: dict[str, float]
+    """Term weights; the BM25 ideal is computed from these."""
+    expanded: dict[str, float]
+    """`core` plus synonyms at half weight."""
+    concepts: list[Concept]
+    required: list[str]
+    """A candidate must hold one of these terms to be evidence."""
+    subject: list[str]
+    """What the sub-question is about; used for focus and definitions."""
+    entities: list[str]
+    kind: str | None
+    """Expected answer shape: number, date, person, place, definition, comparison, procedure."""
+    text: str
+    """Text the candidates' vectors are compared with."""
+
+
+def _asked_terms(text: str) -> list[str]:
+    """The terms of a question without its framing words ('main', 'best', 'difference', ...)."""
+    return terms_of(" ".join(w for w in text.split() if w.lower().strip("?,.!;:") not in FRAMING_WORDS))
+
+
+def _concepts(analysis: QueryAnalysis, sub_question: str, topic: list[str]) -> list[Concept]:
+    """The question's keyword and entity phrases that the sub-question mentions (all, if it mentions none),
+    each phrase of the sub-question's own, and its template words as one optional-word concept."""
+    sub_terms = _asked_terms(sub_question)
+    phrases = [*analysis.keywords, *analysis.entities]
+    mentioned = [p for p in phrases if any(t in sub_terms for t in terms_of(p))] or phrases
+    concepts: list[Concept] = []
+    seen: set[str] = set()
+    own = [tuple(t for t in _asked_terms(p) if t not in topic) for p in extract_keywords(sub_question)]
+    generic: list[str] = []
+    for terms in [*(tuple(dict.fromkeys(terms_of(p))) for p in mentioned), *own]:
+        terms = tuple(dict.fromkeys(terms))
+        if not terms or all(t in seen for t in terms):
+            continue
+        seen.update(terms)
+        if all(t in GENERIC_TERMS and t not in topic for t in terms):
+            generic.extend(t for t in terms if t not in generic)
+        else:
+            concepts.append(Concept(terms, 1.0))
+    if generic:
+        concepts.append(Concept(tuple(generic), 0.5, any_term=True))
+    return concepts
+
+
+def build_query(question: str, sub_question: SubQuestion) -> Query:
+    """The query for one sub-question of `question`: concepts, weighted terms and the expected answer shape."""
+    analysis = cached_analysis(question)
+    topic = terms_of(" ".join([*analysis.keywords, *analysis.entities])) or terms_of(question)
+    sub_terms = _asked_terms(sub_question.text)
+    specific = [t for t in sub_terms if t in topic or t not in GENERIC_TERMS]
+    focused = [t for t in topic if t in specific]
+    lowered = sub_question.text.lower()
+    entities = [e for e in analysis.entities if e.lower() in lowered] or analysis.entities
+    concepts = _concepts(analysis, sub_question.text, topic)
+    core: dict[str, float] = {}
+    for concept in concepts:
+        for term in concept.terms:
+            weight = 0.6 if concept.any_term else (1.5 if term in topic else 1.0) / len(concept.terms) ** 0.5
+            core[term] = max(core.get(term, 0.0), weight)
+    for term in sub_terms:
+        core.setdefault(term, 0.6 if term in GENERIC_TERMS else 1.0)
+    for term in topic:
+        core.setdefault(term, 0.3)
+    expanded = dict(core)
+    for term, weight in core.items():
+        for synonym in synonyms(term):
+            if synonym not in core:
+                expanded[synonym] = max(expanded.get(synonym, 0.0), weight / 2)
+    subject = [t for t in specific if t not in GENERIC_TERMS] or topic
+    kind = expected_answer(sub_question.text)
+    if kind == "definition":
+        subject = defined_subject(sub_question.text) or subject
+    if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2:
+        kind = "comparison"
+    if kind is None and classify(sub_question.text) is QueryType.PROCEDURAL:
+        kind = "procedure"
+    text = sub_question.text if focused else f"{sub_question.text} {' '.join(analysis.keywords)}"
+    return Query(core, expanded, concepts, specific or topic, subject, entities, kind, text)

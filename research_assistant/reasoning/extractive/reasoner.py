@@ -1,0 +1,70 @@
+"""The extractive reasoner: offline, deterministic, classical NLP behind the `Reasoner` protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research_assistant.context import DepthProfile
+from research_assistant.reasoning.extractive.analysis import analyze_question
+from research_assistant.reasoning.extractive.extraction import extract_evidence
+from research_assistant.reasoning.extractive.planning import build_plan
+from research_assistant.reasoning.extractive.progress import assess_progress
+from research_assistant.reasoning.extractive.synthesis import write_report
+from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.schemas import (
+    Evidence,
+    Passage,
+    ProgressAssessment,
+    QueryAnalysis,
+    ResearchPlan,
+    ResearchReport,
+    SourceRecord,
+    SubQuestion,
+)
+
+
+class ExtractiveReasoner:
+    """Rules for analysis and planning; BM25 + embedding similarity for evidence; MMR for the report.
+
+    Needs no network and no model download: the same inputs always give the same outputs.
+    CPU work runs inline; each call takes milliseconds for typical inputs.
+    """
+
+    name = "extractive"
+
+    def __init__(self, embedding: Any = None) -> None:
+        """`embedding`: an object with `embed(text)` or a LlamaIndex embedding; HashingEmbedding by default."""
+        self.embedder = Embedder(embedding)
+
+    async def analyze(self, question: str) -> QueryAnalysis:
+        return analyze_question(question)
+
+    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
+        return build_plan(question, analysis, profile)
+
+    async def extract(
+        self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int
+    ) -> list[Evidence]:
+        return extract_evidence(question, sub_question, passages, limit, self.embedder)
+
+    async def evaluate(
+        self,
+        question: str,
+        plan: ResearchPlan,
+        evidence: list[Evidence],
+        sources: list[SourceRecord],
+        iteration: int,
+        search_history: list[str],
+    ) -> ProgressAssessment:
+        return assess_progress(question, plan, evidence, sources, iteration, search_history, self.embedder)
+
+    async def synthesize(
+        self,
+        question: str,
+        analysis: QueryAnalysis,
+        plan: ResearchPlan,
+        evidence: list[Evidence],
+        sources: list[SourceRecord],
+        assessment: ProgressAssessment | None,
+    ) -> ResearchReport:
+        return write_report(question, analysis, plan, evidence, sources, assessment, self.embedder)

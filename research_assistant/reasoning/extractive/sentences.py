@@ -1,0 +1,216 @@
+"""Sentence splitting with character spans, and the test for what counts as a real sentence.
+
+Text is first cut into segments at blank lines and at line breaks that end a
+heading, a list item, a table row or a sentence; lines that merely wrap are
+joined. Each segment is then split with NLTK's Punkt English model, loaded from
+the copy that llama-index-core ships (nothing is ever downloaded). Every span is
+exact: `text[s.start:s.end] == s.text`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from research_assistant.knowledge.text import words
+from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, NAVIGATION_PHRASES
+
+_LINE = re.compile(r"[^\n]*\n?")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>|#]|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
+_ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*$""")
+_LEADING_JUNK = re.compile(r"^(?!>>>)(?:[#>*•·▪\-–—+|]+\s+|\d{1,3}[.)]\s+|\[\d{1,3}\]\s*|\[[a-z]\]\s*)+")
+_CODE_START = re.compile(
+    r"^(?:>>>|\.\.\.\s|\$\s|#include|def\s|class\s+\w+\s*[(:]|import\s|from\s+\S+\s+import\s|return\s|"
+    r"print\(|[{}\[\]<]|[A-Za-z_][\w.]*\s*=[^=])"
+)
+_CODE_SYMBOLS = frozenset("{}[]()<>=;_\\/*&^%$#@~`|")
+_VERB_SUFFIX = re.compile(r"(?:ed|ing|es|s|ize|ise|ify|ate)$")
+_REFERENCE = re.compile(
+    r"^\^|\bRetrieved (?:on )?(?:\d{1,2} \w+|\w+ \d{1,2},?) \d{4}|\bArchived from the original\b|"
+    r"\bISBN[ :]|\bdoi:\s*10\.",
+    re.IGNORECASE,
+)
+"""Lines of a reference list ('^ a b "Reef facts". ... Retrieved 2 September 2023.')."""
+_BREADCRUMB = re.compile(r"[»›]|\s>\s.*\s>\s")
+
+_EXTRA_ABBREVIATIONS = ("e.g", "i.e", "cf", "vs", "approx", "al", "fig", "eq", "incl", "resp", "ca", "viz")
+"""Abbreviations of technical prose that the news-trained Punkt model does not know."""
+
+MAX_SENTENCE_CHARS = 420
+"""Longer spans are split at semicolons; anything still longer than twice this is not evidence."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a text: `text` is exactly `source[start:end]`."""
+
+    text: str
+    start: int
+    end: int
+    segment: int
+    """Index of the paragraph-like segment it came from; sentences of one segment are contiguous prose."""
+
+
+def _params_dir() -> Path:
+    import llama_index.core
+
+    return Path(llama_index.core.__file__).parent / "_static" / "nltk_cache" / "tokenizers" / "punkt_tab" / "english"
+
+
+def _read_lines(path: Path) -> list[str]:
+    return [line.rstrip("\n") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@lru_cache(maxsize=1)
+def _punkt() -> Any:
+    """The Punkt English tokenizer, built from the bundled punkt_tab files (never downloaded)."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    folder = _params_dir()
+    params = PunktParameters()
+    params.abbrev_types = set(_read_lines(folder / "abbrev_types.txt"))
+    params.sent_starters = set(_read_lines(folder / "sent_starters.txt"))
+    params.collocations = {
+        (pair[0], pair[1])
+        for pair in (line.split("\t") for line in _read_lines(folder / "collocations.tab"))
+        if len(pair) == 2
+    }
+    for line in _read_lines(folder / "ortho_context.tab"):
+        word, _, value = line.partition("\t")
+        if value.strip().isdigit():
+            params.ortho_context[word] = int(value)
+    params.abbrev_types.update(_EXTRA_ABBREVIATIONS)
+    return PunktSentenceTokenizer(params)
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every line's content, without its line break."""
+    spans = []
+    for match in _LINE.finditer(text):
+        if match.start() == match.end():
+            break
+        end = match.end() - 1 if match.group().endswith("\n") else match.end()
+        spans.append((match.start(), end))
+    return spans
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """Paragraph-like spans: blank lines and hard line breaks separate them; wrapped lines are joined."""
+    paragraphs: list[list[tuple[int, int]]] = [[]]
+    for start, end in _lines(text):
+        if text[start:end].strip():
+            paragraphs[-1].append((start, end))
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    segments: list[tuple[int, int]] = []
+    for lines in paragraphs:
+        if not lines:
+            continue
+        widths = [len(text[s:e].strip()) for s, e in lines]
+        seg_start, prev_end = lines[0]
+        for i, (start, end) in enumerate(lines[1:], start=1):
+            prev = text[seg_start:prev_end].splitlines()[-1].strip()
+            widest = max(widths[max(0, i - 3) : i + 2])
+            wrapped = (
+                widest >= 40
+                and len(prev) >= 0.6 * widest
+                and not _ENDS_SENTENCE.search(prev)
+                and not _LIST_MARKER.match(text[start:end])
+            )
+            if not wrapped:
+                segments.append((seg_start, prev_end))
+                seg_start = start
+            prev_end = end
+        segments.append((seg_start, prev_end))
+    return segments
+
+
+def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Cut an over-long span after semicolons so that each piece stays readable."""
+    if end - start <= MAX_SENTENCE_CHARS:
+        return [(start, end)]
+    pieces: list[tuple[int, int]] = []
+    piece_start = start
+    for match in re.finditer(r";\s+", text[start:end]):
+        cut = start + match.start() + 1
+        if cut - piece_start >= 80:
+            pieces.append((piece_start, cut))
+            piece_start = start + match.end()
+    pieces.append((piece_start, end))
+    return pieces
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop surrounding whitespace, list markers and leading citation marks, keeping the span exact."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    junk = _LEADING_JUNK.match(text[start:end])
+    if junk and junk.end() < end - start:
+        start += junk.end()
+    return start, end
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """All sentences of `text`, in order, each with its exact character span."""
+    tokenizer = _punkt()
+    sentences: list[Sentence] = []
+    for index, (first, last) in enumerate(_segments(text)):
+        seg_start, seg_end = _trim(text, first, last)
+        segment = text[seg_start:seg_end]
+        for s, e in tokenizer.span_tokenize(segment):
+            for a, b in _split_long(text, seg_start + s, seg_start + e):
+                start, end = _trim(text, a, b)
+                if end > start:
+                    sentences.append(Sentence(text[start:end], start, end, index))
+    return sentences
+
+
+def _is_title_case(sentence: str) -> bool:
+    """Whether most longer words are capitalized, as in headings ('Installing Python Packages')."""
+    raw = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)
+    long_words = [w for w in raw if len(w) > 3]
+    return bool(long_words) and sum(w[0].isupper() for w in long_words) >= 0.75 * len(long_words)
+
+
+def has_verb(tokens: list[str]) -> bool:
+    """Whether the tokens contain something verb-like: a common verb or a verb-shaped word after the first."""
+    if any(t in AUXILIARY_VERBS for t in tokens):
+        return True
+    return any(len(t) > 3 and t.isalpha() and _VERB_SUFFIX.search(t) for t in tokens[1:])
+
+
+def looks_like_code(sentence: str) -> bool:
+    if _CODE_START.match(sentence):
+        return True
+    nonspace = [c for c in sentence if not c.isspace()]
+    return bool(nonspace) and sum(c in _CODE_SYMBOLS for c in nonspace) > 0.1 * len(nonspace)
+
+
+def is_informative(sentence: str) -> bool:
+    """Whether a sentence can serve as evidence: real prose, not a heading, code, navigation or a question."""
+    s = sentence.strip()
+    if len(s) < 20 or len(s) > 2 * MAX_SENTENCE_CHARS:
+        return False
+    tokens = words(s)
+    if len(tokens) < 4:
+        return False
+    nonspace = sum(not c.isspace() for c in s)
+    if sum(c.isalpha() for c in s) < 0.55 * nonspace or looks_like_code(s):
+        return False
+    lowered = s.lower()
+    if any(phrase in lowered for phrase in NAVIGATION_PHRASES) or s.count("|") >= 2 or _BREADCRUMB.search(s):
+        return False
+    if _REFERENCE.search(s):
+        return False
+    if s.endswith("?"):
+        return False
+    if not _ENDS_SENTENCE.search(s):
+        return len(tokens) >= 8 and has_verb(tokens) and not _is_title_case(s)
+    if len(tokens) < 8 and _is_title_case(s):
+        return False
+    return len(tokens) >= 6 or has_verb(tokens)

@@ -1,0 +1,195 @@
+"""The extractive report: quoted findings chosen for relevance and diversity, with consensus, conflicts and gaps.
+
+Every finding is a verbatim evidence claim that cites its own evidence id (a
+consensus finding also cites the items that agree with it). The only text not
+taken from evidence is the title, the section headings (the sub-questions),
+the gaps and the caveats.
+"""
+
+from __future__ import annotations
+
+from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
+from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
+from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
+from research_assistant.reasoning.extractive.signals import collapse
+from research_assistant.reasoning.extractive.terms import terms_of
+from research_assistant.reasoning.extractive.vectors import Embedder, mmr
+from research_assistant.schemas import (
+    Conflict,
+    Coverage,
+    Evidence,
+    Finding,
+    Intent,
+    ProgressAssessment,
+    QueryAnalysis,
+    ReportSection,
+    ResearchPlan,
+    ResearchReport,
+    SourceRecord,
+    SourceStatus,
+    SubQuestion,
+)
+
+MMR_LAMBDA = 0.7
+SECTION_FINDINGS = 4
+MAX_KEY_FINDINGS = 6
+MAX_CONSENSUS = 5
+OFFLINE_CAVEAT = "Offline extractive mode: findings are quoted from the sources, not paraphrased."
+
+
+def _finding(item: Evidence) -> Finding:
+    return Finding(text=item.claim, evidence_ids=[item.id], verbatim=True)
+
+
+def title_for(question: str) -> str:
+    title = collapse(question).rstrip("?.! ")
+    if len(title) > 120:
+        title = title[:120].rsplit(" ", 1)[0] + "…"
+    return title[:1].upper() + title[1:] if title else "Research report"
+
+
+def usable_evidence(evidence: list[Evidence], sources: list[SourceRecord]) -> list[Evidence]:
+    """Evidence without repeats, minus items whose source is known not to have been read."""
+    unread = {s.id for s in sources if s.status is not SourceStatus.READ}
+    return [e for e in unique_evidence(evidence) if e.source_id not in unread and e.claim.strip()]
+
+
+def _select(items: list[Evidence], relevance: list[float], k: int, embedder: Embedder) -> list[int]:
+    if not items:
+        return []
+    vectors = embedder.matrix([e.claim for e in items])
+    return mmr(relevance, vectors @ vectors.T, k, lambda_=MMR_LAMBDA)
+
+
+def _sections(plan: ResearchPlan, items: list[Evidence], embedder: Embedder) -> list[ReportSection]:
+    sections: list[ReportSection] = []
+    shown: set[str] = set()
+    for sub_question in plan.sub_questions:
+        own = distinct_claims([e for e in items if e.sub_question_id == sub_question.id])
+        fresh = [e for e in own if e.claim.lower() not in shown] or own[:1]
+        picked = _select(fresh, [e.score for e in fresh], SECTION_FINDINGS, embedder)
+        chosen = sorted((fresh[i] for i in picked), key=lambda e: (-e.score, e.id))
+        if chosen:
+            shown.update(e.claim.lower() for e in chosen)
+            sections.append(ReportSection(heading=sub_question.text, findings=[_finding(e) for e in chosen]))
+    return sections
+
+
+def _key_findings(
+    question: str, analysis: QueryAnalysis, plan: ResearchPlan, items: list[Evidence], embedder: Embedder, count: int
+) -> list[tuple[Evidence, float]]:
+    """The best findings for the question as a whole, with their relevance: direct answers first, then
+    other aspects, chosen by MMR so that they do not repeat each other."""
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    pool: dict[str, Evidence] = {}
+    for item in sorted(items, key=lambda e: (e.sub_question_id != first, -e.score, e.id)):
+        pool.setdefault(item.claim.lower(), item)  # a direct answer keeps its first-sub-question score
+    candidates = list(pool.values())
+    whole = build_query(question, SubQuestion(id=first or "q1", text=question))
+    query = embedder.vector(question)
+    relevance = []
+    for e in candidates:
+        if e.sub_question_id == first:
+            relevance.append(e.score)  # already scored against the question itself
+            continue
+        coverage = concept_coverage(whole.concepts, set(terms_of(e.claim)))
+        cosine = min(1.0, max(0.0, float(embedder.vector(e.claim) @ query)) / 0.5)
+        relevance.append(0.7 * (0.4 * e.score + 0.4 * coverage + 0.2 * cosine))
+    chosen = _select(candidates, relevance, count, embedder)
+    return [(candidates[i], relevance[i]) for i in chosen]
+
+
+def _summary(key: list[tuple[Evidence, float]], first: str, size: int) -> list[Evidence]:
+    """The direct answers among the key findings (strong items of the first sub-question), else the best one."""
+    ranked = sorted(key, key=lambda pair: (-pair[1], pair[0].id))
+    direct = [e for e, relevance in ranked if e.sub_question_id == first and relevance >= STRONG_RELEVANCE]
+    return (direct or [e for e, _ in ranked][:1])[:size]
+
+
+def _gaps(plan: ResearchPlan, coverage: list[Coverage]) -> list[str]:
+    by_id = {c.sub_question_id: c for c in coverage}
+    gaps = []
+    for sub_question in plan.sub_questions:
+        c = by_id.get(sub_question.id)
+        if c is None or c.evidence_count == 0:
+            gaps.append(f"No evidence was found for: {sub_question.text}")
+        elif not c.covered:
+            gaps.append(
+                f"Only limited evidence was found for: {sub_question.text} "
+                f"({c.evidence_count} item(s) from {c.source_count} source(s))."
+            )
+    return gaps
+
+
+def _caveats(
+    analysis: QueryAnalysis,
+    plan: ResearchPlan,
+    items: list[Evidence],
+    sources: list[SourceRecord],
+    assessment: ProgressAssessment | None,
+    conflicts: int,
+) -> list[str]:
+    caveats = [OFFLINE_CAVEAT]
+    if not items:
+        caveats.append("No relevant evidence was found in the sources that were read, so the report has no findings.")
+    cited = len(dict.fromkeys(e.source_id for e in items))
+    if items and cited < plan.min_sources:
+        caveats.append(
+            f"The findings rest on {cited} distinct source(s), fewer than the {plan.min_sources} the plan called for."
+        )
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    if items and not any(e.sub_question_id == first for e in items):
+        caveats.append("None of the sources answers the question directly; the findings cover related aspects only.")
+    elif items and max(e.score for e in items) < STRONG_RELEVANCE:
+        caveats.append("No source answers the question closely; the findings are only loosely related to it.")
+    failed = sum(s.status is SourceStatus.FAILED for s in sources)
+    if failed:
+        caveats.append(f"{failed} source(s) could not be read and are not reflected in the findings.")
+    if analysis.needs_recent:
+        caveats.append(
+            "The question asks for recent information, but local documents carry no reliable dates; "
+            "check time-sensitive findings against current sources."
+        )
+    if assessment is not None and assessment.confidence < 50:
+        caveats.append(f"Overall confidence is low ({assessment.confidence:.0f}/100).")
+    if conflicts:
+        caveats.append("Some sources disagree; see the conflicts, and check the sources before relying on them.")
+    return caveats
+
+
+def write_report(
+    question: str,
+    analysis: QueryAnalysis,
+    plan: ResearchPlan,
+    evidence: list[Evidence],
+    sources: list[SourceRecord],
+    assessment: ProgressAssessment | None,
+    embedder: Embedder,
+) -> ResearchReport:
+    """The report, built only from `evidence`; deterministic for the same inputs."""
+    items = usable_evidence(evidence, sources)
+    sections = _sections(plan, items, embedder)
+    count = min(MAX_KEY_FINDINGS, max(3, len(sections) + 1))
+    key = _key_findings(question, analysis, plan, items, embedder, count)
+    summary_size = 2 if analysis.intent is Intent.QUICK_ANSWER else 3
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    pool = distinct_claims(items)
+    disagreements = find_conflicts(pool, embedder, question)
+    in_conflict = frozenset(i for d in disagreements for i in (d.first, d.second))
+    conflicts = [
+        Conflict(topic=d.topic, sides=[_finding(pool[d.first]), _finding(pool[d.second])]) for d in disagreements
+    ]
+    groups = find_consensus(pool, embedder, question, exclude=in_conflict)[:MAX_CONSENSUS]
+    consensus = [Finding(text=pool[g[0]].claim, evidence_ids=[pool[i].id for i in g], verbatim=True) for g in groups]
+    coverage = coverage_of(plan, items)  # of the evidence this report actually uses
+    return ResearchReport(
+        title=title_for(question),
+        question=question,
+        summary=[_finding(e) for e in _summary(key, first, summary_size)],
+        key_findings=[_finding(e) for e, _ in key],
+        sections=sections,
+        consensus=consensus,
+        conflicts=conflicts,
+        gaps=_gaps(plan, coverage),
+        caveats=_caveats(analysis, plan, items, sources, assessment, len(conflicts)),
+    )

@@ -1,0 +1,135 @@
+"""The report as Markdown: numbered citations, sections, and a Sources list.
+
+Citation numbers belong to sources, assigned in order of first citation while the
+document is written top to bottom, so `[1]` is always the first source a reader meets.
+Only findings that can cite at least one known source are written; a citation is
+never printed without its Sources entry. All document-derived text goes through
+`escape_markdown`; the renderer's own syntax (headings, list markers, `[n]`, the curly
+quotes around verbatim findings) is the only live Markdown in the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from research_assistant.context import CitationStyle
+from research_assistant.report.citations import escape_markdown, format_source
+from research_assistant.report.summary import RunSummary, render_run_summary
+from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord
+
+_QUIET_LEVELS = frozenset({"info", "debug"})
+
+
+class _Citations:
+    """Numbers sources by first citation and collects the quotes cited from each."""
+
+    def __init__(self, sources: Mapping[str, SourceRecord], evidence: Mapping[str, Evidence]) -> None:
+        self._sources = sources
+        self._evidence = evidence
+        self.numbers: dict[str, int] = {}
+        self.quotes: dict[str, list[str]] = {}
+
+    def resolve(self, finding: Finding) -> list[Evidence]:
+        """The finding's evidence that leads to a known source, without numbering anything yet."""
+        items = [self._evidence[eid] for eid in finding.evidence_ids if eid in self._evidence]
+        return [item for item in items if item.source_id in self._sources]
+
+    def cite(self, items: Sequence[Evidence]) -> str:
+        """`[n]` marks for the items' distinct sources, ascending; numbers new sources as met."""
+        numbers: set[int] = set()
+        for item in items:
+            numbers.add(self.numbers.setdefault(item.source_id, len(self.numbers) + 1))
+            quotes = self.quotes.setdefault(item.source_id, [])
+            normalised = " ".join(item.quote.split())
+            if normalised and normalised not in quotes:
+                quotes.append(normalised)
+        return "".join(f"[{n}]" for n in sorted(numbers))
+
+    def line(self, finding: Finding, items: Sequence[Evidence] | None = None) -> str | None:
+        """The finding with its citations, or None when nothing it cites is known."""
+        items = self.resolve(finding) if items is None else items
+        if not items:
+            return None
+        marks = self.cite(items)
+        text = escape_markdown(finding.text)
+        if finding.verbatim:
+            return f"\u201c{text}\u201d {marks}"
+        if text.endswith(".") and not text.endswith("\\."):
+            return f"{text[:-1]} {marks}."
+        return f"{text} {marks}"
+
+
+def _cited_lines(findings: Sequence[Finding], citations: _Citations) -> list[str]:
+    return [line for line in (citations.line(f) for f in findings) if line is not None]
+
+
+def _section(heading: str, body: Sequence[str], empty: str) -> list[str]:
+    return [f"## {heading}", "", *(body or [f"_{empty}_"]), ""]
+
+
+def _conflicts(report: ResearchReport, citations: _Citations) -> list[str]:
+    """Each conflict whose sides still cite at least two known sources, topic then sides."""
+    lines: list[str] = []
+    for conflict in report.conflicts:
+        sides = [(side, citations.resolve(side)) for side in conflict.sides]
+        sides = [(side, items) for side, items in sides if items]
+        if len(sides) < 2:
+            continue
+        lines.append(f"- **{escape_markdown(conflict.topic) or 'Conflict'}**")
+        for side, items in sides:
+            lines.append(f"  - {citations.line(side, items)}")
+    return lines
+
+
+def _caveats(report: ResearchReport, notices: Sequence[Notice]) -> list[str]:
+    messages = [*report.caveats, *(n.message for n in notices if n.level.lower() not in _QUIET_LEVELS)]
+    return [f"- {escape_markdown(m)}" for m in messages if m.strip()]
+
+
+def render_markdown(
+    report: ResearchReport,
+    sources: Mapping[str, SourceRecord],
+    evidence: Mapping[str, Evidence],
+    style: CitationStyle,
+    notices: Sequence[Notice] = (),
+    metadata: RunSummary | None = None,
+) -> str:
+    """The report as deterministic Markdown, ending with its Sources list (and run facts).
+
+    `sources` and `evidence` are keyed by id. Evidence ids that are unknown, or whose
+    source is unknown, are left out; a finding left with no citation is not rendered.
+    Run `verify_report` first: this function trusts the quotes it is given.
+    """
+    citations = _Citations(sources, evidence)
+    lines = [f"# {escape_markdown(report.title) or 'Research report'}", ""]
+    lines += [f"**Question:** {escape_markdown(report.question)}", ""]
+    summary = " ".join(_cited_lines(report.summary, citations))
+    lines += _section("Summary", [summary] if summary else [], "No summary could be supported by the sources.")
+    key = [f"{i}. {line}" for i, line in enumerate(_cited_lines(report.key_findings, citations), start=1)]
+    lines += _section("Key findings", key, "No key findings could be supported by the sources.")
+
+    by_question: list[str] = []
+    for section in report.sections:
+        found = _cited_lines(section.findings, citations)
+        body = [f"- {line}" for line in found] or ["_No verified findings._"]
+        by_question += [f"### {escape_markdown(section.heading) or 'Findings'}", "", *body, ""]
+    lines += _section("Findings by sub-question", by_question[:-1], "No findings.")
+
+    consensus = [f"- {line}" for line in _cited_lines(report.consensus, citations)]
+    if consensus:
+        lines += _section("Consensus", consensus, "")
+    conflicts = _conflicts(report, citations)
+    if conflicts:
+        lines += _section("Conflicting evidence", conflicts, "")
+
+    gaps = [f"- {escape_markdown(gap)}" for gap in report.gaps if gap.strip()]
+    lines += _section("Gaps", gaps, "None identified.")
+    lines += _section("Caveats", _caveats(report, notices), "None.")
+
+    entries: list[str] = []
+    for source_id, number in citations.numbers.items():
+        entries += [format_source(sources[source_id], number, style, citations.quotes[source_id]), ""]
+    lines += _section("Sources", entries[:-1], "No sources were cited.")
+    if metadata is not None:
+        lines += render_run_summary(metadata)
+    return "\n".join(lines).strip() + "\n"

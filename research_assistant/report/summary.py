@@ -1,0 +1,42 @@
+"""What a run did, shown as the report's closing `## About this report` block."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from research_assistant.report.citations import escape_markdown
+from research_assistant.schemas import Record
+
+
+class RunSummary(Record):
+    """Facts about the run that produced a report; every value comes from the run, never the clock."""
+
+    depth: str = Field(description="'quick', 'standard' or 'deep'.")
+    sources_read: int = 0
+    sources_failed: int = 0
+    evidence_count: int = 0
+    confidence: float | None = Field(default=None, description="0-100, from the last progress assessment.")
+    iterations: int = 0
+    stop_reason: str | None = Field(default=None, description="Why research stopped, e.g. 'confidence reached'.")
+    reasoner: str = Field(default="", description="Which reasoner wrote the report, e.g. 'extractive', 'gemini'.")
+    generated: str | None = Field(default=None, description="ISO date (or date-time) the report was generated.")
+
+
+def render_run_summary(summary: RunSummary) -> list[str]:
+    """The `## About this report` block as Markdown lines."""
+    rounds = f"{summary.iterations}"
+    if summary.stop_reason:
+        rounds += f" (stopped: {escape_markdown(summary.stop_reason)})"
+    items = [
+        f"Depth: {escape_markdown(summary.depth)}",
+        f"Sources: {summary.sources_read} read, {summary.sources_failed} failed",
+        f"Evidence items: {summary.evidence_count}",
+    ]
+    if summary.confidence is not None:
+        items.append(f"Confidence: {summary.confidence:.0f}/100")
+    items.append(f"Research rounds: {rounds}")
+    if summary.reasoner:
+        items.append(f"Reasoner: {escape_markdown(summary.reasoner)}")
+    if summary.generated:
+        items.append(f"Generated: {escape_markdown(summary.generated)}")
+    return ["## About this report", "", *(f"- {item}" for item in items)]

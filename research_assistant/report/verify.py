@@ -1,0 +1,258 @@
+"""Citation checks: before rendering (`verify_report`) and after (`check_rendered_citations`).
+
+Quotes are compared with whitespace normalised (runs of whitespace, including line
+breaks and no-break spaces, collapse to one space) and every other character exact:
+extraction reflows text but must never change its words or punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from pydantic import Field
+
+from research_assistant.report.citations import parse_locator, unescape_markdown
+from research_assistant.schemas import (
+    Conflict,
+    Evidence,
+    Finding,
+    Record,
+    ReportSection,
+    ResearchReport,
+    SourceRecord,
+    SourceStatus,
+)
+
+
+def normalize_whitespace(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = normalize_whitespace(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class VerificationSummary(Record):
+    """What `verify_report` checked and what it took out of the report."""
+
+    checked: int = Field(description="Distinct evidence ids checked.")
+    removed: int = Field(description="Distinct evidence ids rejected (unknown, unread source, quote not found).")
+    dropped_findings: int = Field(default=0, description="Findings removed: no evidence left, or a misquote.")
+    dropped_conflicts: int = Field(default=0, description="Conflicts removed for having fewer than two sides left.")
+    reasons: list[str] = Field(default_factory=list, description="One short line per rejection, in report order.")
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing had to be removed."""
+        return not (self.removed or self.dropped_findings or self.dropped_conflicts)
+
+
+class _Verifier:
+    """Checks each evidence item once and each source's text once."""
+
+    def __init__(
+        self,
+        evidence: Mapping[str, Evidence],
+        sources: Mapping[str, SourceRecord],
+        source_text: Callable[[str], str | None],
+    ) -> None:
+        self._evidence = evidence
+        self._sources = sources
+        self._source_text = source_text
+        self._texts: dict[str, str | None] = {}
+        self._verdicts: dict[str, bool] = {}
+        self.reasons: list[str] = []
+        self.dropped_findings = 0
+        self.dropped_conflicts = 0
+
+    def text(self, source_id: str) -> str | None:
+        if source_id not in self._texts:
+            raw = self._source_text(source_id)
+            self._texts[source_id] = None if raw is None else normalize_whitespace(raw)
+        return self._texts[source_id]
+
+    def _problem(self, evidence_id: str) -> str | None:
+        item = self._evidence.get(evidence_id)
+        if item is None:
+            return f"unknown evidence id {evidence_id!r}"
+        source = self._sources.get(item.source_id)
+        if source is None:
+            return f"evidence {evidence_id}: unknown source {item.source_id!r}"
+        if source.status is not SourceStatus.READ:
+            return f"evidence {evidence_id}: source {item.source_id} was not read ({source.status.value})"
+        quote = normalize_whitespace(item.quote)
+        if not quote:
+            return f"evidence {evidence_id}: empty quote"
+        text = self.text(item.source_id)
+        if text is None:
+            return f"evidence {evidence_id}: text of source {item.source_id} unavailable"
+        if quote not in text:
+            return f"evidence {evidence_id}: quote not found in source {item.source_id}: {_short(item.quote)!r}"
+        return None
+
+    def evidence_ok(self, evidence_id: str) -> bool:
+        if evidence_id not in self._verdicts:
+            problem = self._problem(evidence_id)
+            self._verdicts[evidence_id] = problem is None
+            if problem:
+                self.reasons.append(problem)
+        return self._verdicts[evidence_id]
+
+    def counts(self) -> tuple[int, int]:
+        """(evidence ids checked, evidence ids rejected)."""
+        return len(self._verdicts), sum(not ok for ok in self._verdicts.values())
+
+    def finding(self, finding: Finding) -> Finding | None:
+        """The finding with only verified evidence, or None when it cannot stand."""
+        ids = [eid for eid in dict.fromkeys(finding.evidence_ids) if self.evidence_ok(eid)]
+        problem = None
+        if not ids:
+            problem = "no verified evidence"
+        elif finding.verbatim:
+            quote = normalize_whitespace(finding.text)
+            texts = (self.text(self._evidence[eid].source_id) for eid in ids)
+            if not quote or not any(text is not None and quote in text for text in texts):
+                problem = "quoted text not found in its cited sources"
+        if problem:
+            self.dropped_findings += 1
+            self.reasons.append(f"finding dropped ({problem}): {_short(finding.text)!r}")
+            return None
+        return finding if ids == finding.evidence_ids else finding.model_copy(update={"evidence_ids": ids})
+
+    def findings(self, findings: Sequence[Finding]) -> list[Finding]:
+        return [kept for kept in (self.finding(f) for f in findings) if kept is not None]
+
+    def conflicts(self, conflicts: Sequence[Conflict]) -> list[Conflict]:
+        kept: list[Conflict] = []
+        for conflict in conflicts:
+            sides = self.findings(conflict.sides)
+            if len(sides) < 2:
+                self.dropped_conflicts += 1
+                self.reasons.append(f"conflict dropped (fewer than two sides left): {_short(conflict.topic)!r}")
+                continue
+            kept.append(conflict.model_copy(update={"sides": sides}))
+        return kept
+
+
+def verify_report(
+    report: ResearchReport,
+    evidence: Mapping[str, Evidence],
+    sources: Mapping[str, SourceRecord],
+    source_text: Callable[[str], str | None],
+) -> tuple[ResearchReport, VerificationSummary]:
+    """A copy of `report` that cites only evidence quoted from sources that were read.
+
+    `source_text(source_id)` returns a read source's full text (None when unavailable);
+    it is called at most once per source. Sections are kept even when emptied, so the
+    reader still sees which sub-questions found nothing.
+    """
+    verifier = _Verifier(evidence, sources, source_text)
+    verified = report.model_copy(
+        update={
+            "summary": verifier.findings(report.summary),
+            "key_findings": verifier.findings(report.key_findings),
+            "sections": [
+                ReportSection(heading=s.heading, findings=verifier.findings(s.findings)) for s in report.sections
+            ],
+            "consensus": verifier.findings(report.consensus),
+            "conflicts": verifier.conflicts(report.conflicts),
+        }
+    )
+    checked, removed = verifier.counts()
+    summary = VerificationSummary(
+        checked=checked,
+        removed=removed,
+        dropped_findings=verifier.dropped_findings,
+        dropped_conflicts=verifier.dropped_conflicts,
+        reasons=verifier.reasons,
+    )
+    return verified, summary
+
+
+_SOURCES_HEADING = re.compile(r"^## Sources[ \t]*$", re.MULTILINE)
+_NEXT_HEADING = re.compile(r"^#{1,2} ", re.MULTILINE)
+_ENTRY = re.compile(r"^\[(\d+)\] (.*)$")
+_LISTED_QUOTE = re.compile(r"^[ \t]+- \u201c([^\u201c\u201d]*)\u201d[ \t]*$")
+_CITATION = re.compile(r"(?<!\\)\[(\d+)\]")
+_QUOTATION = re.compile(r"\u201c([^\u201c\u201d]*)\u201d((?:[ \t]*\[\d+\])+)")
+
+
+def _split(markdown: str) -> tuple[str, list[str]]:
+    """The body (everything but the Sources section) and the Sources section's lines."""
+    heading = _SOURCES_HEADING.search(markdown)
+    if heading is None:
+        return markdown, []
+    after = _NEXT_HEADING.search(markdown, heading.end())
+    end = after.start() if after else len(markdown)
+    body = markdown[: heading.start()] + markdown[end:]
+    return body, markdown[heading.end() : end].splitlines()
+
+
+def _entries(lines: Sequence[str]) -> list[tuple[int, str | None, list[str]]]:
+    """(number, locator, listed quotes) for each `[n] ...` entry of a Sources section."""
+    entries: list[tuple[int, str | None, list[str]]] = []
+    for line in lines:
+        entry = _ENTRY.match(line)
+        quote = _LISTED_QUOTE.match(line)
+        if entry:
+            entries.append((int(entry.group(1)), parse_locator(entry.group(2)), []))
+        elif quote and entries:
+            entries[-1][2].append(quote.group(1))
+    return entries
+
+
+def parse_sources(markdown: str) -> dict[int, str]:
+    """Citation number -> locator, read back from a rendered report's Sources list."""
+    _, lines = _split(markdown)
+    return {number: locator for number, locator, _ in _entries(lines) if locator is not None}
+
+
+def check_rendered_citations(markdown: str, source_texts: Mapping[str, str]) -> list[str]:
+    """Problems with a rendered report's citations; an empty list means every check passed.
+
+    Every `[n]` in the body must have a Sources entry, and every “quotation” followed
+    by citations (and every quote listed under a Sources entry) must occur in the text
+    of one of its sources. `source_texts` is keyed by locator, as `parse_sources` reads it.
+    """
+    body, lines = _split(markdown)
+    entries = _entries(lines)
+    locators = {number: locator for number, locator, _ in entries if locator is not None}
+    problems: list[str] = []
+    numbers = [number for number, _, _ in entries]
+    problems += [f"Sources entry [{n}] appears more than once" for n in sorted(set(numbers)) if numbers.count(n) > 1]
+    problems += [f"Sources entry [{n}] has no readable locator" for n, loc, _ in entries if loc is None]
+    cited = dict.fromkeys(int(n) for n in _CITATION.findall(body))
+    problems += [f"citation [{n}] has no entry in Sources" for n in cited if n not in locators]
+
+    missing: set[int] = set()
+    normalised: dict[str, str] = {}
+
+    def source(number: int) -> str:
+        locator = locators[number]
+        if locator not in normalised:
+            normalised[locator] = normalize_whitespace(source_texts[locator])
+        return normalised[locator]
+
+    def check_quote(quote: str, numbers: Sequence[int], where: str) -> None:
+        text = normalize_whitespace(unescape_markdown(quote))
+        if not text:
+            problems.append(f"empty quotation {where}")
+            return
+        available = [n for n in numbers if n in locators and locators[n] in source_texts]
+        for n in numbers:
+            if n in locators and n not in available and n not in missing:
+                missing.add(n)
+                problems.append(f"no text for source [{n}] ({locators[n]})")
+        found = any(text in source(n) for n in available)
+        if available and not found:
+            marks = "".join(f"[{n}]" for n in numbers)
+            problems.append(f"quotation {where} not found in {marks}: \u201c{_short(text)}\u201d")
+
+    for match in _QUOTATION.finditer(body):
+        check_quote(match.group(1), [int(n) for n in re.findall(r"\d+", match.group(2))], "in the body")
+    for number, _, quotes in entries:
+        for quote in quotes:
+            check_quote(quote, [number], f"listed under [{number}]")
+    return problems

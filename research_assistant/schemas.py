@@ -1,0 +1,200 @@
+"""The research domain's records, shared by every layer.
+
+Each is a pydantic model so that it validates on the way in, serializes into
+checkpoints, and can double as a structured-output schema for model calls.
+State carries these records, never page bodies: text lives in the document
+cache and the research repository.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Record(BaseModel):
+    """Base for records: immutable, so state is never mutated in place."""
+
+    model_config = ConfigDict(frozen=True)
+
+
+class QueryType(StrEnum):
+    FACTUAL = "factual"
+    DEFINITIONAL = "definitional"
+    COMPARATIVE = "comparative"
+    CAUSAL = "causal"
+    PROCEDURAL = "procedural"
+    EXPLORATORY = "exploratory"
+
+
+class Intent(StrEnum):
+    QUICK_ANSWER = "quick_answer"
+    FULL_REPORT = "full_report"
+
+
+class SourceType(StrEnum):
+    """What kind of source a provider returns (issue 3 adds web kinds)."""
+
+    LOCAL = "local"
+    WEB = "web"
+    NEWS = "news"
+    ACADEMIC = "academic"
+    WIKI = "wiki"
+
+
+class SourceStatus(StrEnum):
+    FOUND = "found"
+    """Returned by a search, not read yet."""
+    READ = "read"
+    """Its text is in the document cache and the repository."""
+    FAILED = "failed"
+    """Could not be read; `reason` says why."""
+
+
+class QueryAnalysis(Record):
+    """What the question is about and what kind of answer it wants."""
+
+    keywords: list[str] = Field(description="Key phrases, most important first.")
+    entities: list[str] = Field(
+        default_factory=list, description="Named things: products, people, places, versions, dates."
+    )
+    query_type: QueryType = QueryType.EXPLORATORY
+    domain: str = Field(default="general", description="Subject area, e.g. 'software', 'finance'.")
+    needs_recent: bool = Field(default=False, description="Whether the answer depends on recent information.")
+    intent: Intent = Intent.FULL_REPORT
+
+
+class SubQuestion(Record):
+    """One part of the research, answered by its own evidence."""
+
+    id: str = Field(description="Stable id within the run, e.g. 'q1'.")
+    text: str
+    priority: int = Field(default=1, ge=1, le=5, description="1 is the most important.")
+    queries: list[str] = Field(default_factory=list, description="Search queries for this sub-question.")
+    source_types: list[SourceType] = Field(default_factory=list, description="Preferred source kinds; empty means any.")
+
+
+class ResearchPlan(Record):
+    sub_questions: list[SubQuestion]
+    min_sources: int = Field(ge=1, description="Distinct sources the whole research should read.")
+    min_evidence_per_question: int = Field(ge=1, description="Evidence items that make a sub-question covered.")
+    completion_criteria: str = ""
+
+
+class SearchQuery(Record):
+    """A query waiting to be run, tied to the sub-question it serves."""
+
+    text: str
+    sub_question_id: str
+
+
+class SearchResult(Record):
+    """One hit from a search provider, normalized across providers."""
+
+    locator: str = Field(description="Where the source lives: a URL or a file path.")
+    title: str
+    snippet: str = ""
+    score: float = 0.0
+    provider: str
+    source_type: SourceType = SourceType.LOCAL
+    published: str | None = None
+
+
+class SourceRecord(Record):
+    """A source the run knows about, keyed by `id` in state."""
+
+    id: str = Field(description="Stable id derived from the normalized locator.")
+    locator: str
+    title: str
+    provider: str
+    source_type: SourceType = SourceType.LOCAL
+    status: SourceStatus = SourceStatus.FOUND
+    snippet: str = ""
+    score: float = 0.0
+    reason: str | None = Field(default=None, description="Why reading failed, when it did.")
+    accessed_at: str | None = Field(default=None, description="ISO date the text was read.")
+    access_method: str | None = Field(
+        default=None, description="How the text was obtained, e.g. 'local-file', 'cache'."
+    )
+    chars: int = 0
+    published: str | None = None
+    sub_question_ids: list[str] = Field(default_factory=list)
+
+
+class Passage(Record):
+    """A chunk of a read source, as retrieval returns it."""
+
+    source_id: str
+    text: str
+    score: float = 0.0
+    chunk_id: str = ""
+
+
+class Evidence(Record):
+    """A claim backed by a verbatim quote from a source that was read."""
+
+    id: str
+    claim: str
+    quote: str = Field(description="Verbatim text from the source (whitespace may differ).")
+    source_id: str
+    sub_question_id: str
+    score: float = 0.0
+
+
+class Coverage(Record):
+    sub_question_id: str
+    evidence_count: int
+    source_count: int
+    score: float = Field(ge=0.0, le=1.0)
+    covered: bool
+
+
+class ProgressAssessment(Record):
+    """The result of one evaluate_progress step."""
+
+    iteration: int
+    coverage: list[Coverage]
+    confidence: float = Field(ge=0.0, le=100.0)
+    gaps: list[str] = Field(default_factory=list, description="Sub-question ids still not covered.")
+    new_queries: list[SearchQuery] = Field(default_factory=list)
+    complete: bool = False
+
+
+class Finding(Record):
+    """One statement of the report, with the evidence that supports it."""
+
+    text: str
+    evidence_ids: list[str]
+    verbatim: bool = Field(default=False, description="True when `text` is a quote from the cited source.")
+
+
+class ReportSection(Record):
+    heading: str
+    findings: list[Finding]
+
+
+class Conflict(Record):
+    topic: str
+    sides: list[Finding]
+
+
+class ResearchReport(Record):
+    """The report as a reasoner writes it, before citations are numbered."""
+
+    title: str
+    question: str
+    summary: list[Finding] = Field(default_factory=list)
+    key_findings: list[Finding] = Field(default_factory=list)
+    sections: list[ReportSection] = Field(default_factory=list)
+    consensus: list[Finding] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=list)
+
+
+class Notice(Record):
+    """Something the analyst should know about the run: a skipped file, a stop reason."""
+
+    level: str = Field(default="warning", description="'info' or 'warning'.")
+    message: str

@@ -1,0 +1,31 @@
+"""The search-provider interface.
+
+A provider turns a query into normalized `SearchResult`s. Providers never
+raise for a failing backend: they raise `ProviderError` with a one-line reason,
+which the search node records as a notice before moving on to the next one.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from research_assistant.schemas import Notice, SearchResult, SourceType
+
+
+class ProviderError(Exception):
+    """A provider could not answer; the message is shown to the analyst."""
+
+
+class SearchProvider(Protocol):
+    name: str
+    """Short label, e.g. 'local'."""
+    source_types: frozenset[SourceType]
+    """The kinds of source this provider returns."""
+
+    async def prepare(self) -> list[Notice]:
+        """Get ready for a run (index a corpus, say); what the analyst should know about it."""
+        ...
+
+    async def search(self, query: str, limit: int) -> list[SearchResult]:
+        """At most `limit` results, best first."""
+        ...

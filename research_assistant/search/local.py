@@ -1,0 +1,105 @@
+"""Search over the analyst's own documents: the local corpus in the research repository."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+
+from research_assistant.corpus.indexer import CorpusIndexer, SyncReport
+from research_assistant.knowledge.repository import ResearchRepository
+from research_assistant.schemas import Notice, Passage, SearchResult, SourceType
+
+SNIPPET_CHARS = 300
+_PASSAGES_PER_RESULT = 4
+_PASSAGES_PER_SOURCE = 2
+"""A source's score is the sum of its best passages' fused scores: a source that matches in
+several places outranks one lucky chunk, without long documents winning on length alone."""
+
+
+def trim_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """Text on one line, cut at a word boundary to at most `limit` characters (plus an ellipsis)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+class LocalCorpusProvider:
+    """The `SearchProvider` for a local folder of documents; indexes it on first use."""
+
+    name = "local"
+    source_types = frozenset({SourceType.LOCAL})
+
+    def __init__(self, indexer: CorpusIndexer, repository: ResearchRepository) -> None:
+        self.indexer = indexer
+        self.repository = repository
+        self._report: SyncReport | None = None
+        # A thread lock, not an asyncio one: services outlive event loops (the page runs each question in a
+        # new one), and an asyncio lock stays bound to the loop it first waited in.
+        self._sync_lock = threading.Lock()
+
+    async def ensure_indexed(self) -> SyncReport:
+        """Sync the corpus once for this provider; later calls return the first report.
+
+        Raises `CorpusError` when the folder is unusable (and tries again on the next call).
+        """
+        if self._report is not None:
+            return self._report
+        return await asyncio.to_thread(self._sync_once)
+
+    async def prepare(self) -> list[Notice]:
+        """Bring the index in step with the folder (only changed files are re-indexed), once per run."""
+        report = await asyncio.to_thread(self._sync)
+        summary = (
+            f"corpus: {report.indexed + report.unchanged} documents ({report.indexed} indexed now, "
+            f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} skipped)"
+        )
+        skipped = [Notice(message=f"skipped {path}: {reason}") for path, reason in report.skipped]
+        return [Notice(level="info", message=summary), *skipped]
+
+    def _sync(self) -> SyncReport:
+        with self._sync_lock:
+            self._report = self.indexer.sync()
+            return self._report
+
+    def _sync_once(self) -> SyncReport:
+        with self._sync_lock:
+            if self._report is None:
+                self._report = self.indexer.sync()
+            return self._report
+
+    async def search(self, query: str, limit: int) -> list[SearchResult]:
+        """At most `limit` documents of the corpus, best first."""
+        if limit <= 0 or not query.strip():
+            return []
+        await self.ensure_indexed()
+        return await asyncio.to_thread(self._search, query, limit)
+
+    def _search(self, query: str, limit: int) -> list[SearchResult]:
+        passages = self.repository.retrieve(query, limit * _PASSAGES_PER_RESULT, corpus=self.indexer.corpus_id)
+        by_source: dict[str, list[Passage]] = defaultdict(list)
+        for passage in passages:
+            by_source[passage.source_id].append(passage)
+        info = self.repository.document_info(by_source)
+        results: list[SearchResult] = []
+        for source_id, source_passages in by_source.items():
+            if source_id not in info:  # removed since it was retrieved
+                continue
+            ordered = sorted(source_passages, key=lambda p: -p.score)
+            results.append(
+                SearchResult(
+                    locator=info[source_id].locator,
+                    title=info[source_id].title,
+                    snippet=trim_snippet(ordered[0].text),
+                    score=round(sum(p.score for p in ordered[:_PASSAGES_PER_SOURCE]), 9),
+                    provider=self.name,
+                    source_type=SourceType.LOCAL,
+                )
+            )
+        results.sort(key=lambda r: (-r.score, r.locator))
+        return results[:limit]

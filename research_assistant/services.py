@@ -1,0 +1,103 @@
+"""Wiring: the reasoner, providers, reader and stores a run uses.
+
+Services are built from a run's `Context` once per process and reused, since
+the repository and the indexed corpus are expensive to open. Tests pass
+ready-made `Services` (with fakes) in the context instead.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from research_assistant.context import Context
+from research_assistant.settings import get_settings
+
+if TYPE_CHECKING:
+    from research_assistant.knowledge.document_cache import DocumentCache
+    from research_assistant.knowledge.repository import ResearchRepository
+    from research_assistant.reading import SourceReader
+    from research_assistant.reasoning.base import Reasoner
+    from research_assistant.schemas import Notice, SourceType
+    from research_assistant.search.base import SearchProvider
+
+
+class ConfigurationError(Exception):
+    """The run's parameters cannot work (no source configured, a missing corpus); the message says why."""
+
+
+@dataclass
+class Services:
+    reasoner: Reasoner
+    repository: ResearchRepository
+    documents: DocumentCache
+    providers: list[SearchProvider]
+    readers: dict[SourceType, SourceReader]
+    notices: list[Notice] = field(default_factory=list)
+    """What building the services skipped (a source kind without its key)."""
+
+
+_cache: dict[tuple[object, ...], Services] = {}
+_lock = threading.Lock()
+
+
+def services_for(context: Context) -> Services:
+    """The run's services: the injected ones, or built and cached per configuration."""
+    if context.services is not None:
+        return context.services
+    key = (
+        context.db_dir.resolve(),
+        context.cache_dir.resolve(),
+        context.corpus_dir.resolve() if context.corpus_dir else None,
+        tuple(sorted(context.source_types)),
+    )
+    with _lock:
+        if key not in _cache:
+            _cache[key] = _build(context)
+        return _cache[key]
+
+
+def _build(context: Context) -> Services:
+    from research_assistant.corpus.indexer import CorpusIndexer
+    from research_assistant.corpus.reader import LocalFileReader
+    from research_assistant.knowledge.document_cache import DocumentCache
+    from research_assistant.knowledge.embeddings import make_embedding
+    from research_assistant.knowledge.repository import ResearchRepository
+    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+    from research_assistant.schemas import Notice, SourceType
+    from research_assistant.search.local import LocalCorpusProvider
+
+    settings = get_settings()
+    embedding = make_embedding(settings.embedding)
+    repository = ResearchRepository(
+        context.db_dir, embedding, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap
+    )
+    documents = DocumentCache(context.cache_dir)
+    providers: list[SearchProvider] = []
+    notices: list[Notice] = []
+    for kind in context.source_types:
+        if kind == "local":
+            corpus = _require_corpus(context.corpus_dir)
+            providers.append(LocalCorpusProvider(CorpusIndexer(corpus, repository, documents), repository))
+        else:
+            notices.append(
+                Notice(message=f"'{kind}' sources need a web search provider, which is not configured; skipped")
+            )
+    if not providers:
+        raise ConfigurationError("no source is configured: pass --corpus DIR to research local documents")
+    return Services(
+        reasoner=ExtractiveReasoner(embedding),
+        repository=repository,
+        documents=documents,
+        providers=providers,
+        readers={SourceType.LOCAL: LocalFileReader(documents)},
+        notices=notices,
+    )
+
+
+def _require_corpus(corpus_dir: Path | None) -> Path:
+    if corpus_dir is None:
+        raise ConfigurationError("'local' sources need a corpus folder: pass --corpus DIR or set RESEARCH_CORPUS_DIR")
+    return corpus_dir

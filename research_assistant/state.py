@@ -1,0 +1,97 @@
+"""The graph's typed state.
+
+Every field that grows has an idempotent reducer (merge by key, union of
+items), so a node or subgraph that returns a value twice, a retried task, or a
+subgraph echoing its input never duplicates anything. Nodes return partial
+updates and never mutate state in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, TypeVar
+
+from pydantic import BaseModel, Field
+
+from research_assistant.schemas import (
+    Evidence,
+    Notice,
+    ProgressAssessment,
+    QueryAnalysis,
+    ResearchPlan,
+    ResearchReport,
+    SearchQuery,
+    SourceRecord,
+)
+
+T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
+
+
+def merge_records(left: dict[str, R], right: dict[str, R]) -> dict[str, R]:
+    """Records keyed by id: a newer record replaces the older one, order of first appearance kept."""
+    return {**left, **right}
+
+
+def union(left: Sequence[T], right: Sequence[T]) -> list[T]:
+    """Append the items of `right` that `left` does not have yet."""
+    merged = list(left)
+    merged.extend(item for item in right if item not in merged)
+    return merged
+
+
+class InputState(BaseModel):
+    """What a caller provides."""
+
+    question: str = Field(description="The research question, as the analyst wrote it.")
+
+
+class OutputState(BaseModel):
+    """What a caller gets back."""
+
+    report_markdown: str = Field(default="", description="The final report, rendered in the run's citation style.")
+    report: ResearchReport | None = Field(default=None, description="The report before rendering, citations verified.")
+    sources: Annotated[dict[str, SourceRecord], merge_records] = Field(default_factory=dict)
+    evidence: Annotated[dict[str, Evidence], merge_records] = Field(default_factory=dict)
+    notices: Annotated[list[Notice], union] = Field(default_factory=list)
+    stop_reason: str | None = Field(default=None, description="Why research stopped; set when it has.")
+
+
+class ResearchState(InputState, OutputState):
+    """The whole state of a research run."""
+
+    started_at: float = Field(default=0.0, description="Wall-clock start (epoch seconds), for the time limit.")
+    analysis: QueryAnalysis | None = Field(default=None, description="What the question is about.")
+    plan: ResearchPlan | None = Field(default=None, description="Sub-questions and completion criteria.")
+    pending_queries: list[SearchQuery] = Field(
+        default_factory=list, description="Queries the next search step runs; replaced each round."
+    )
+    search_history: Annotated[list[str], union] = Field(
+        default_factory=list, description="Every query run so far, normalized, so none is run twice."
+    )
+    to_browse: list[str] = Field(default_factory=list, description="Ids of sources chosen for reading this round.")
+    iteration: int = Field(default=0, description="Completed research rounds.")
+    assessments: Annotated[list[ProgressAssessment], union] = Field(
+        default_factory=list, description="One progress assessment per round."
+    )
+    verification: str = Field(default="", description="What citation checking removed, if anything.")
+
+
+class SourcesUpdate(BaseModel):
+    """What the search and browse subgraphs hand back: sources and notices, nothing else."""
+
+    sources: Annotated[dict[str, SourceRecord], merge_records] = Field(default_factory=dict)
+    notices: Annotated[list[Notice], union] = Field(default_factory=list)
+
+
+class SearchTask(BaseModel):
+    """Input of one fanned-out search task."""
+
+    query: SearchQuery
+    limit: int
+
+
+class BrowseTask(BaseModel):
+    """Input of one fanned-out browse task."""
+
+    source: SourceRecord

@@ -1,0 +1,237 @@
+"""Main-text extraction from HTML.
+
+Pages carry navigation, sidebars, cookie banners and scripts around the text
+worth reading. This keeps the main content only and renders it as readable
+plain text: one block per heading, paragraph, list item, table row or code
+block, blocks separated by blank lines, and whitespace inside a paragraph
+collapsed so sentences never contain stray line breaks (quotes taken from the
+text then match what a reader sees).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
+
+_DROP_TAGS = frozenset(
+    ["script", "style", "noscript", "nav", "footer", "aside", "form", "svg", "iframe", "template", "button"]
+)
+_DROP_ROLES = frozenset(["navigation", "banner", "contentinfo"])
+_DROP_DIV_CLASSES = frozenset(["sphinxsidebar", "related", "footer", "mobile-nav"])
+"""Sphinx's sidebars, navigation bars and footer."""
+_BLOCK_TAGS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog",
+        "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+        "header", "hgroup", "hr", "legend", "li", "main", "nav", "ol", "p", "section", "summary", "table",
+        "tbody", "tfoot", "thead", "ul",
+    }
+)  # fmt: skip
+_SKIP_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction)
+_SPACE = re.compile(r"\s+")
+
+_AUTHOR_KEYS = ("author", "article:author", "dc.creator", "citation_author", "parsely-author", "byl")
+_PUBLISHED_KEYS = (
+    "article:published_time",
+    "datepublished",
+    "citation_publication_date",
+    "dc.date",
+    "dc.date.issued",
+    "date",
+    "pubdate",
+    "publish-date",
+)
+
+
+@dataclass(frozen=True)
+class ExtractedHtml:
+    """The readable content of a page and what its markup says about it."""
+
+    title: str
+    text: str
+    author: str | None = None
+    published: str | None = None
+    canonical_url: str | None = None
+
+
+def _collapse(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+class _BlockWriter:
+    """Collects inline text and emits it as blocks at block boundaries."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self._lines: list[list[str]] = [[]]
+
+    def inline(self, text: str) -> None:
+        self._lines[-1].append(text)
+
+    def line_break(self) -> None:
+        self._lines.append([])
+
+    def flush(self) -> None:
+        lines = [_collapse("".join(parts)) for parts in self._lines]
+        block = "\n".join(line for line in lines if line)
+        if block:
+            self.blocks.append(block)
+        self._lines = [[]]
+
+    def verbatim(self, text: str) -> None:
+        self.flush()
+        text = text.strip("\n").rstrip()
+        if text.strip():
+            self.blocks.append(text)
+
+
+def _table_row(row: Tag) -> str:
+    cells = [_collapse(cell.get_text(" ")) for cell in row.find_all(["td", "th"], recursive=False)]
+    return " | ".join(cell for cell in cells if cell)
+
+
+def _render(root: Tag) -> str:
+    writer = _BlockWriter()
+    # An explicit stack instead of recursion: deeply nested markup must not hit the recursion limit.
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if item is None:  # end of a block element
+            writer.flush()
+        elif isinstance(item, NavigableString):
+            if not isinstance(item, _SKIP_STRINGS):
+                writer.inline(str(item))
+        elif isinstance(item, Tag):
+            name = item.name
+            if name == "pre":
+                writer.verbatim(item.get_text())
+            elif name == "tr":
+                writer.flush()
+                row = _table_row(item)
+                if row:
+                    writer.blocks.append(row)
+            elif name == "br":
+                writer.line_break()
+            else:
+                block = name in _BLOCK_TAGS
+                if block:
+                    writer.flush()
+                    stack.append(None)
+                stack.extend(reversed(item.contents))
+    writer.flush()
+    return "\n\n".join(writer.blocks)
+
+
+def _meta_values(soup: BeautifulSoup) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for meta in soup.find_all("meta"):
+        key = meta.get("name") or meta.get("property") or meta.get("itemprop")
+        content = meta.get("content")
+        if isinstance(key, str) and isinstance(content, str) and content.strip():
+            values.setdefault(key.strip().lower(), _collapse(content))
+    return values
+
+
+def _json_ld(soup: BeautifulSoup) -> tuple[str | None, str | None]:
+    """Author and publication date from schema.org JSON-LD, common on news and blog pages."""
+    for script in soup.find_all("script", attrs={"type": "application/ld+json"}):
+        try:
+            data = json.loads(script.get_text())
+        except ValueError:
+            continue
+        items = data if isinstance(data, list) else data.get("@graph", [data]) if isinstance(data, dict) else []
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            author = item.get("author")
+            if isinstance(author, list):
+                author = author[0] if author else None
+            if isinstance(author, dict):
+                author = author.get("name")
+            published = item.get("datePublished")
+            if author or published:
+                return (
+                    _collapse(author) if isinstance(author, str) else None,
+                    published if isinstance(published, str) else None,
+                )
+    return None, None
+
+
+def _first(values: dict[str, str], keys: tuple[str, ...]) -> str | None:
+    return next((values[key] for key in keys if key in values), None)
+
+
+def _main_candidates(soup: BeautifulSoup) -> Iterator[list[Tag]]:
+    """Containers of the main content, most specific first."""
+    yield soup.find_all("main")
+    yield soup.find_all(role="main")
+    yield soup.find_all("article")
+    yield soup.find_all("div", class_="body")  # Sphinx
+    yield soup.find_all("div", class_="document")
+
+
+def _main_root(soup: BeautifulSoup) -> Tag:
+    for candidates in _main_candidates(soup):
+        if candidates:
+            # Several <article>s (a blog index, comments): the longest is the content.
+            return max(candidates, key=lambda tag: len(tag.get_text()))
+    return soup.body or soup
+
+
+def _is_boilerplate(tag: Tag) -> bool:
+    name = tag.name
+    if name in _DROP_TAGS or tag.get("role") in _DROP_ROLES or tag.has_attr("hidden"):
+        return True
+    classes: list[str] = tag.get_attribute_list("class")
+    if name == "div":
+        return not _DROP_DIV_CLASSES.isdisjoint(classes)
+    if name == "a":
+        return "headerlink" in classes  # Sphinx's ¶ permalinks
+    # A page-level <header> is a banner; a <header> inside the article holds its title and byline.
+    return name == "header" and tag.find_parent(["article", "main"]) is None
+
+
+def _drop_boilerplate(soup: BeautifulSoup) -> None:
+    # Collect first, then remove: one pass over the tree (CSS selectors are several times slower).
+    for tag in [tag for tag in soup.find_all(True) if _is_boilerplate(tag)]:
+        if not tag.decomposed:
+            tag.decompose()
+
+
+def _title(soup: BeautifulSoup, meta: dict[str, str]) -> str:
+    if "og:title" in meta:
+        return meta["og:title"]
+    if soup.title and soup.title.string and soup.title.string.strip():
+        return _collapse(soup.title.string)
+    heading = soup.find("h1")
+    return _collapse(heading.get_text(" ")) if heading else ""
+
+
+def _canonical(soup: BeautifulSoup, meta: dict[str, str]) -> str | None:
+    link = soup.find("link", rel="canonical")
+    href = link.get("href") if isinstance(link, Tag) else None
+    if isinstance(href, str) and href.strip():
+        return href.strip()
+    return meta.get("og:url")
+
+
+def html_to_text(html: str) -> ExtractedHtml:
+    """The main text of an HTML page, with its title, author, publication date and canonical URL."""
+    soup = BeautifulSoup(html, "lxml")
+    meta = _meta_values(soup)
+    ld_author, ld_published = _json_ld(soup)
+    canonical = _canonical(soup, meta)
+    _drop_boilerplate(soup)
+    title = _title(soup, meta)
+    return ExtractedHtml(
+        title=title,
+        text=_render(_main_root(soup)),
+        author=_first(meta, _AUTHOR_KEYS) or ld_author,
+        published=_first(meta, _PUBLISHED_KEYS) or ld_published,
+        canonical_url=canonical,
+    )

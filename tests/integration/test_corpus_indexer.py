@@ -1,0 +1,222 @@
+"""Syncing a corpus folder: only what changed is re-indexed, vanished files disappear, bad files are reported."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import docx
+import pytest
+
+from research_assistant.corpus.indexer import CorpusError, CorpusIndexer, corpus_files, corpus_id_for
+from research_assistant.knowledge.document_cache import DocumentCache
+from research_assistant.knowledge.documents import source_id_for
+from research_assistant.knowledge.embeddings import HashingEmbedding
+from research_assistant.knowledge.repository import ResearchRepository
+
+
+def write_corpus(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "overview.md").write_text("# Tram Network\n\nThe network has six lines and 42.5 km of route.\n")
+    (folder / "depot.txt").write_text("KALLBACKA DEPOT\n\nThe depot opened in 2009 and holds 52 trams.\n")
+    (folder / "fares.html").write_text(
+        "<html><head><title>Fares</title></head><body><nav>Home</nav>"
+        "<main><p>A single ticket costs 2.80 crowns.</p></main></body></html>"
+    )
+    fleet = docx.Document()
+    fleet.core_properties.title = "Fleet Sheet"
+    fleet.add_paragraph("The fleet has 48 low-floor trams.")
+    (folder / "reports").mkdir(exist_ok=True)
+    fleet.save(str(folder / "reports" / "fleet.docx"))
+    (folder / ".hidden.md").write_text("# Secret\n\nHidden notes must not be indexed.\n")
+    (folder / ".git").mkdir(exist_ok=True)
+    (folder / ".git" / "notes.md").write_text("# Git internals\n")
+    (folder / "image.png").write_bytes(b"\x89PNG")
+    return folder
+
+
+def locator(path: Path) -> str:
+    return path.resolve().as_posix()
+
+
+class Setup:
+    def __init__(self, tmp_path: Path) -> None:
+        self.corpus = write_corpus(tmp_path / "corpus")
+        self.repository = ResearchRepository(tmp_path / "db", HashingEmbedding())
+        self.cache = DocumentCache(tmp_path / "cache")
+        self.indexer = CorpusIndexer(self.corpus, self.repository, self.cache)
+
+    def found(self, query: str) -> set[str]:
+        passages = self.repository.retrieve(query, 5, corpus=self.indexer.corpus_id)
+        return {p.source_id for p in passages}
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Setup:
+    return Setup(tmp_path)
+
+
+def test_first_sync_indexes_every_supported_file(setup: Setup) -> None:
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged, report.removed, report.skipped) == (4, 0, 0, [])
+    fleet = locator(setup.corpus / "reports" / "fleet.docx")
+    assert set(setup.repository.indexed_hashes(setup.indexer.corpus_id)) == {
+        source_id_for(locator(setup.corpus / name))
+        for name in ("overview.md", "depot.txt", "fares.html", "reports/fleet.docx")
+    }
+    cached = setup.cache.get(source_id_for(fleet))
+    assert cached is not None
+    assert (cached.locator, cached.title, cached.access_method, cached.corpus) == (
+        fleet,
+        "Fleet Sheet",
+        "local-file",
+        setup.indexer.corpus_id,
+    )
+    assert source_id_for(fleet) in setup.found("How many low-floor trams are in the fleet?")
+    assert setup.found("Hidden notes secret") == set()
+
+
+def test_second_sync_re_indexes_nothing(setup: Setup) -> None:
+    setup.indexer.sync()
+    chunks = setup.repository.chunk_count()
+
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged, report.removed, report.skipped) == (0, 4, 0, [])
+    assert setup.repository.chunk_count() == chunks
+
+
+def test_changing_one_file_re_indexes_just_it(setup: Setup) -> None:
+    setup.indexer.sync()
+    depot = setup.corpus / "depot.txt"
+    depot.write_text("KALLBACKA DEPOT\n\nAfter the 2024 extension the depot holds 64 trams.\n")
+
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged) == (1, 3)
+    assert "64 trams" in (setup.cache.text(source_id_for(locator(depot))) or "")
+    passages = setup.repository.retrieve("How many trams does the depot hold?", 5, corpus=setup.indexer.corpus_id)
+    depot_texts = [p.text for p in passages if p.source_id == source_id_for(locator(depot))]
+    assert depot_texts and all("52 trams" not in text for text in depot_texts)
+
+
+def test_a_missing_cache_entry_is_re_indexed(setup: Setup) -> None:
+    setup.indexer.sync()
+    overview = source_id_for(locator(setup.corpus / "overview.md"))
+    (setup.cache.directory / f"{overview}.json").unlink()
+
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged) == (1, 3)
+    assert setup.cache.get(overview) is not None
+
+
+def test_deleting_a_file_removes_its_chunks(setup: Setup) -> None:
+    setup.indexer.sync()
+    fares = setup.corpus / "fares.html"
+    fares_id = source_id_for(locator(fares))
+    assert fares_id in setup.found("single ticket crowns")
+    fares.unlink()
+
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged, report.removed) == (0, 3, 1)
+    assert fares_id not in setup.found("single ticket crowns")
+    assert fares_id not in setup.repository.indexed_hashes(setup.indexer.corpus_id)
+
+
+def test_a_corrupt_file_is_skipped_with_its_reason_and_the_rest_indexed(setup: Setup) -> None:
+    (setup.corpus / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a PDF")
+    (setup.corpus / "empty.docx").write_bytes(b"")
+
+    report = setup.indexer.sync()
+
+    assert report.indexed == 4
+    reasons = dict(report.skipped)
+    assert set(reasons) == {locator(setup.corpus / "broken.pdf"), locator(setup.corpus / "empty.docx")}
+    assert "PDF" in reasons[locator(setup.corpus / "broken.pdf")]
+    assert "Word" in reasons[locator(setup.corpus / "empty.docx")]
+    assert all("\n" not in reason for reason in reasons.values())
+
+
+def test_a_file_that_becomes_unreadable_stops_answering(setup: Setup) -> None:
+    setup.indexer.sync()
+    overview = setup.corpus / "overview.md"
+    overview.write_text("   \n")
+
+    report = setup.indexer.sync()
+
+    assert [path for path, _ in report.skipped] == [locator(overview)]
+    assert source_id_for(locator(overview)) not in setup.found("six lines route")
+
+
+def test_corpus_id_is_stable_and_distinct(tmp_path: Path) -> None:
+    first = corpus_id_for(tmp_path / "a")
+    assert first == corpus_id_for(tmp_path / "x" / ".." / "a")
+    assert first != corpus_id_for(tmp_path / "b")
+
+
+def test_two_corpora_in_one_repository_stay_apart(setup: Setup, tmp_path: Path) -> None:
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    (other_dir / "buses.md").write_text("# Buses\n\nThe single ticket for buses costs 3.10 crowns.\n")
+    other = CorpusIndexer(other_dir, setup.repository, setup.cache)
+
+    setup.indexer.sync()
+    other.sync()
+
+    assert setup.indexer.sync().removed == 0
+    buses = source_id_for(locator(other_dir / "buses.md"))
+    assert buses not in setup.found("single ticket crowns")
+    assert {p.source_id for p in setup.repository.retrieve("ticket", 5, corpus=other.corpus_id)} == {buses}
+
+
+def test_missing_folder_is_a_clear_error(tmp_path: Path, setup: Setup) -> None:
+    indexer = CorpusIndexer(tmp_path / "nowhere", setup.repository, setup.cache)
+
+    with pytest.raises(CorpusError, match=r"corpus folder .*nowhere does not exist"):
+        indexer.sync()
+
+
+def test_a_file_instead_of_a_folder_is_a_clear_error(tmp_path: Path, setup: Setup) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Notes\n")
+
+    with pytest.raises(CorpusError, match="is not a folder"):
+        CorpusIndexer(path, setup.repository, setup.cache).sync()
+
+
+def test_folder_without_supported_files_is_a_clear_error(tmp_path: Path, setup: Setup) -> None:
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8")
+    (folder / ".notes.md").write_text("# hidden\n")
+
+    with pytest.raises(CorpusError, match=r"contains no \.md, \.txt, \.html, \.pdf or \.docx files"):
+        CorpusIndexer(folder, setup.repository, setup.cache).sync()
+    with pytest.raises(CorpusError, match="contains no"):
+        corpus_files(folder)
+
+
+def test_unreadable_folder_is_a_clear_error(tmp_path: Path, setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n")
+    real_scandir = os.scandir
+
+    def scandir(path: str | os.PathLike[str]) -> object:  # what a folder without read permission does
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+    with pytest.raises(CorpusError, match=r"cannot read corpus folder .*locked: Permission denied"):
+        CorpusIndexer(folder, setup.repository, setup.cache).sync()
+
+
+def test_corpus_files_lists_supported_files_only(setup: Setup) -> None:
+    names = sorted(path.relative_to(setup.corpus).as_posix() for path in corpus_files(setup.corpus))
+
+    assert names == ["depot.txt", "fares.html", "overview.md", "reports/fleet.docx"]

@@ -1,0 +1,202 @@
+"""The research repository: hybrid retrieval, filters, replacement, and one embedding model per collection."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from research_assistant.knowledge.documents import StoredDocument, source_id_for
+from research_assistant.knowledge.embeddings import HashingEmbedding
+from research_assistant.knowledge.repository import RepositoryError, ResearchRepository, collection_name_for
+
+FILLER = (
+    "The tram network is run by the transit authority, which publishes timetables, fares and planning "
+    "documents every year. Services are reviewed by the city council and adjusted to demand. "
+)
+
+TEXTS = {
+    "history": "The old tramway closed in 1961. Horse trams began in 1896 and were electrified in 1902. " + FILLER,
+    "depot": "The Kallbacka depot opened in 2009 and holds 52 trams on covered storage tracks. " + FILLER,
+    "fares": "A single adult ticket costs 2.80 crowns and is valid for 90 minutes of travel. " + FILLER,
+    "fleet": "The fleet has 48 low-floor trams with a maximum speed of 70 km/h. " + FILLER,
+    "faults": FILLER * 3 + "Fault code ZX-4471 means the pantograph lost contact with the overhead line. " + FILLER,
+}
+
+
+def doc(name: str, text: str | None = None, corpus: str | None = "C1") -> StoredDocument:
+    locator = f"/corpus/{name}.md"
+    return StoredDocument(
+        source_id=source_id_for(locator),
+        locator=locator,
+        title=name.title(),
+        text=text if text is not None else TEXTS[name],
+        content_hash=f"hash-{name}-{len(text or '')}",
+        fetched_at="2024-05-01T10:00:00+00:00",
+        corpus=corpus,
+    )
+
+
+def sid(name: str) -> str:
+    return source_id_for(f"/corpus/{name}.md")
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> ResearchRepository:
+    repo = ResearchRepository(tmp_path / "db", HashingEmbedding(), chunk_size=300, chunk_overlap=40)
+    repo.add_documents([doc(name) for name in TEXTS], run_id="r1")
+    return repo
+
+
+def test_exact_rare_term_finds_its_document_first(repository: ResearchRepository) -> None:
+    passages = repository.retrieve("ZX-4471", 3)
+
+    assert passages[0].source_id == sid("faults")
+    assert "ZX-4471" in passages[0].text
+
+
+def test_differently_worded_question_finds_the_answer(repository: ResearchRepository) -> None:
+    passages = repository.retrieve("When was the tramway shut down?", 3)
+
+    assert passages[0].source_id == sid("history")
+    assert "closed in 1961" in passages[0].text
+
+
+def test_passages_are_exact_text_of_their_document_with_fused_scores(repository: ResearchRepository) -> None:
+    passages = repository.retrieve("How many trams does the depot hold?", 5)
+
+    assert passages[0].source_id == sid("depot")
+    texts = {sid(name): text for name, text in TEXTS.items()}
+    for passage in passages:
+        assert passage.text in texts[passage.source_id]
+        assert passage.chunk_id.startswith(passage.source_id + "#")
+    scores = [p.score for p in passages]
+    assert scores == sorted(scores, reverse=True)
+    assert 0 < scores[0] <= 2 / 60  # reciprocal rank fusion (k=60): at most first place in both rankings
+
+
+def test_source_filter_returns_only_those_sources(repository: ResearchRepository) -> None:
+    query = "ZX-4471 on the tram network"
+    assert repository.retrieve(query, 1)[0].source_id == sid("faults")
+
+    passages = repository.retrieve(query, 5, source_ids=[sid("fares"), sid("fleet")])
+
+    assert {p.source_id for p in passages} == {sid("fares"), sid("fleet")}
+    assert repository.retrieve("fault", 5, source_ids=[]) == []
+
+
+def test_corpus_filter_keeps_corpora_apart(repository: ResearchRepository) -> None:
+    repository.add_document(doc("other", "Fault code ZX-4471 also appears in the bus manual.", corpus="C2"), "r1")
+
+    in_c1 = repository.retrieve("ZX-4471", 10, corpus="C1")
+    in_c2 = repository.retrieve("ZX-4471", 10, corpus="C2")
+
+    assert sid("other") not in {p.source_id for p in in_c1}
+    assert {p.source_id for p in in_c2} == {sid("other")}
+    assert repository.retrieve("ZX-4471", 10, corpus="C3") == []
+
+
+def test_query_about_something_absent_or_without_content_returns_nothing(repository: ResearchRepository) -> None:
+    assert repository.retrieve("zebra giraffe", 5) == []
+    assert repository.retrieve("what is the", 5) == []
+    assert repository.retrieve("   ", 5) == []
+
+
+def test_empty_repository_returns_nothing(tmp_path: Path) -> None:
+    assert ResearchRepository(tmp_path / "db", HashingEmbedding()).retrieve("trams", 5) == []
+
+
+def test_re_adding_a_document_replaces_its_chunks(repository: ResearchRepository) -> None:
+    before = repository.chunk_count()
+    assert repository.retrieve("ZX-4471", 3)[0].source_id == sid("faults")
+
+    added = repository.add_document(doc("faults", "Fault code QW-9000 means the doors are blocked."), "r2")
+
+    assert added == 1
+    assert repository.chunk_count() == before - 3 + 1  # the old text filled 3 chunks
+    assert all(p.source_id != sid("faults") for p in repository.retrieve("ZX-4471 pantograph", 5))
+    assert repository.retrieve("QW-9000", 3)[0].source_id == sid("faults")
+
+
+def test_removed_documents_are_no_longer_found(repository: ResearchRepository) -> None:
+    repository.remove_documents([sid("faults")])
+
+    assert all(p.source_id != sid("faults") for p in repository.retrieve("ZX-4471 pantograph", 5))
+    assert sid("faults") not in repository.indexed_hashes("C1")
+
+
+def test_indexed_hashes_and_document_info(repository: ResearchRepository) -> None:
+    hashes = repository.indexed_hashes("C1")
+
+    assert hashes == {sid(name): doc(name).content_hash for name in TEXTS}
+    assert repository.indexed_hashes("nope") == {}
+    info = repository.document_info([sid("fares"), "S-unknown"])
+    assert list(info) == [sid("fares")]
+    assert (info[sid("fares")].locator, info[sid("fares")].title) == ("/corpus/fares.md", "Fares")
+
+
+def test_a_reopened_repository_keeps_documents_and_sees_later_writes(tmp_path: Path) -> None:
+    first = ResearchRepository(tmp_path / "db", HashingEmbedding())
+    first.add_documents([doc(name) for name in TEXTS], "r1")
+    first.warm(corpus="C1")
+    second = ResearchRepository(tmp_path / "db", HashingEmbedding())
+
+    assert second.retrieve("ZX-4471", 1, corpus="C1")[0].source_id == sid("faults")
+    first.add_document(doc("depot", "Fault code ZX-4471 is also logged at the depot gate."), "r2")
+    assert sid("depot") in {p.source_id for p in second.retrieve("ZX-4471 depot gate", 3, corpus="C1")}
+
+
+def test_embedding_model_is_recorded_and_a_different_one_refused(tmp_path: Path) -> None:
+    repository = ResearchRepository(tmp_path / "db", HashingEmbedding())
+    repository.add_document(doc("fares"), "r1")
+    assert repository.embedding_model == "hashing-v1-512"
+    assert collection_name_for("hashing-v1-512") == "research__hashing-v1-512"
+
+    class LookAlike(HashingEmbedding):
+        """Another model whose name maps to the same collection."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model_name = "Hashing V1 512"
+
+    with pytest.raises(RepositoryError, match="'hashing-v1-512', not 'Hashing V1 512'"):
+        ResearchRepository(tmp_path / "db", LookAlike())
+
+
+def test_models_with_different_vectors_never_share_a_collection(tmp_path: Path) -> None:
+    ResearchRepository(tmp_path / "db", HashingEmbedding(dim=512)).add_document(doc("fares"), "r1")
+
+    other = ResearchRepository(tmp_path / "db", HashingEmbedding(dim=256))
+
+    assert other.embedding_model == "hashing-v1-256"
+    assert other.retrieve("ticket crowns", 5) == []
+
+
+def test_concurrent_readers_and_a_writer(repository: ResearchRepository) -> None:
+    errors: list[BaseException] = []
+    results: list[str] = []
+
+    def read() -> None:
+        try:
+            for _ in range(5):
+                results.append(repository.retrieve("ZX-4471", 1, corpus="C1")[0].source_id)
+        except BaseException as error:
+            errors.append(error)
+
+    def write() -> None:
+        try:
+            for i in range(5):
+                repository.add_document(doc(f"extra{i}", f"Extra note {i} about the timetable."), "r3")
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=read) for _ in range(4)] + [threading.Thread(target=write)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert results == [sid("faults")] * 20
+    assert len(repository.indexed_hashes("C1")) == len(TEXTS) + 5

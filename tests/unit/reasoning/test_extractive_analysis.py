@@ -1,0 +1,81 @@
+"""Question analysis: keywords, entities, query type, domain, recency and intent."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_assistant.reasoning.extractive.analysis import analyze_question, expected_answer
+from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
+from research_assistant.schemas import Intent, QueryType
+
+
+def test_factual_question_about_a_default_value() -> None:
+    analysis = analyze_question("What is the default recursion limit in Python?")
+    assert analysis.query_type is QueryType.FACTUAL
+    assert analysis.intent is Intent.QUICK_ANSWER
+    assert analysis.keywords[0] == "default recursion limit"
+    assert "Python" in analysis.keywords
+    assert analysis.entities == ["Python"]
+    assert analysis.domain == "software"
+    assert not analysis.needs_recent
+    assert expected_answer("What is the default recursion limit in Python?") == "number"
+
+
+@pytest.mark.parametrize(
+    ("question", "query_type"),
+    [
+        ("What is the difference between TCP and UDP?", QueryType.COMPARATIVE),
+        ("Python vs Rust: which is faster?", QueryType.COMPARATIVE),
+        ("Is Rust better than Go for web servers?", QueryType.COMPARATIVE),
+        ("Why did the Roman Empire fall?", QueryType.CAUSAL),
+        ("What is the impact of caffeine on sleep quality?", QueryType.CAUSAL),
+        ("How do I install packages with pip in a virtual environment?", QueryType.PROCEDURAL),
+        ("What is the GIL?", QueryType.DEFINITIONAL),
+        ('What does "idempotent" mean in HTTP?', QueryType.DEFINITIONAL),
+        ("When was Python 3.12 released?", QueryType.FACTUAL),
+        ("How many moons does Jupiter have?", QueryType.FACTUAL),
+        ("What are the main benefits of remote work?", QueryType.EXPLORATORY),
+    ],
+)
+def test_query_type(question: str, query_type: QueryType) -> None:
+    assert analyze_question(question).query_type is query_type
+
+
+def test_long_comparisons_want_a_full_report() -> None:
+    assert analyze_question("Compare Python and Rust for web development").intent is Intent.FULL_REPORT
+
+
+def test_entities_cover_identifiers_versions_years_acronyms_and_names() -> None:
+    entities = extract_entities(
+        'Did Guido van Rossum change sys.setrecursionlimit in Python 3.12 after the 2019 "core sprint" on the GIL?'
+    )
+    for expected in ["Guido van Rossum", "sys.setrecursionlimit", "Python 3.12", "2019", "core sprint", "GIL"]:
+        assert expected in entities
+    assert "Python" not in entities  # folded into "Python 3.12"
+    assert "Did" not in entities
+
+
+def test_keywords_keep_multiword_names_whole_and_skip_framing_words() -> None:
+    keywords = extract_keywords("Who founded the Bank of England in 1694?")
+    assert keywords[0] == "Bank of England"
+    assert "1694" in keywords
+    assert extract_keywords("What are the main benefits of remote work?")[0] == "remote work"
+    assert "difference" not in " ".join(extract_keywords("What is the difference between TCP and UDP?"))
+
+
+def test_recent_information_is_detected() -> None:
+    assert analyze_question("What are the latest developments in quantum computing?").needs_recent
+    assert analyze_question("Which GPUs were released in 2024?").needs_recent
+    assert not analyze_question("Why did the Roman Empire fall?").needs_recent
+
+
+def test_expected_answer_shapes() -> None:
+    assert expected_answer("When was Python 3.12 released?") == "date"
+    assert expected_answer("Who founded the Bank of England?") == "person"
+    assert expected_answer("What is the GIL?") == "definition"
+    assert expected_answer("How do I increase the recursion limit?") is None
+
+
+def test_analysis_is_deterministic() -> None:
+    question = "Compare the GIL in CPython 3.12 with PyPy's approach to threads"
+    assert analyze_question(question) == analyze_question(question)

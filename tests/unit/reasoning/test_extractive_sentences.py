@@ -1,0 +1,86 @@
+"""Sentence splitting and the real-sentence test used to pick evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_assistant.reasoning.extractive.sentences import is_informative, split_sentences
+
+DOC_PAGE = """sys.getrecursionlimit()
+Return the current value of the recursion limit, the maximum depth of the Python interpreter stack. \
+This limit prevents infinite recursion from causing an overflow of the C stack and crashing Python.
+
+Installation
+- Download the installer from python.org, e.g. the 64-bit version for Windows.
+- Run the installer and tick "Add python.exe to PATH".
+
+Python was conceived in the late 1980s by Guido van Rossum at Centrum Wiskunde & Informatica in the
+Netherlands as a successor to the ABC programming language, and its implementation began in
+December 1989.[1] Python 3.0 was released in 2008.
+"""
+
+
+def test_every_span_is_exact() -> None:
+    sentences = split_sentences(DOC_PAGE)
+    assert sentences
+    for s in sentences:
+        assert DOC_PAGE[s.start : s.end] == s.text
+        assert s.text == s.text.strip()
+
+
+def test_headings_and_list_items_are_their_own_units() -> None:
+    texts = [s.text for s in split_sentences(DOC_PAGE)]
+    assert "sys.getrecursionlimit()" in texts
+    assert "Installation" in texts
+    assert "Download the installer from python.org, e.g. the 64-bit version for Windows." in texts
+    assert 'Run the installer and tick "Add python.exe to PATH".' in texts
+
+
+def test_abbreviation_does_not_end_a_sentence() -> None:
+    texts = [s.text for s in split_sentences("Use a recent release, e.g. Python 3.12 or later. Then run it.")]
+    assert texts == ["Use a recent release, e.g. Python 3.12 or later.", "Then run it."]
+
+
+def test_wrapped_lines_are_joined_into_one_sentence() -> None:
+    texts = [s.text for s in split_sentences(DOC_PAGE)]
+    wrapped = next(t for t in texts if t.startswith("Python was conceived"))
+    assert wrapped.endswith("December 1989.")
+    assert "\n" in wrapped  # the span crosses the line breaks of the original text
+    assert "Python 3.0 was released in 2008." in texts
+
+
+def test_leading_citation_marks_and_list_markers_are_dropped() -> None:
+    text = "It was popular.[2] Its syntax is simple and readable for newcomers.\n* Another item is here now."
+    texts = [s.text for s in split_sentences(text)]
+    assert "Its syntax is simple and readable for newcomers." in texts
+    assert "Another item is here now." in texts
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "Table of contents",
+        "sys.getrecursionlimit()",
+        ">>> import sys",
+        "x = compute(a, b) + offset[3]",
+        "Home » Library » sys",
+        "What is the default recursion limit?",
+        "Installing Python Packages",
+        "Privacy policy About Wikipedia Disclaimers",
+        "1000",
+    ],
+)
+def test_fragments_are_not_evidence(fragment: str) -> None:
+    assert not is_informative(fragment)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The default recursion limit is 1000 in CPython.",
+        "Run the installer and tick the box to add Python to PATH.",
+        "Python 3.0 was released in 2008.",
+    ],
+)
+def test_real_sentences_are_evidence(sentence: str) -> None:
+    assert is_informative(sentence)

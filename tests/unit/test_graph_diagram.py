@@ -1,0 +1,24 @@
+"""The committed Mermaid diagram is the graph as it is built."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+GRAPHS = Path(__file__).resolve().parents[2] / "graphs"
+
+
+def test_the_mermaid_diagram_matches_the_compiled_graph() -> None:
+    spec = importlib.util.spec_from_file_location("graphs_research", GRAPHS / "research.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = (GRAPHS / "research.mmd").read_text(encoding="utf-8")
+    assert module.mermaid() == committed, "the graph changed: run `python graphs/research.py` to redraw the diagram"
+
+
+def test_the_graph_has_the_pipelines_nodes() -> None:
+    from research_assistant.graph import build_graph
+
+    nodes = set(build_graph().get_graph().nodes)
+    assert {"analyze_query", "plan_strategy", "search", "browse", "extract", "evaluate_progress", "synthesize"} <= nodes

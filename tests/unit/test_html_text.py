@@ -1,0 +1,171 @@
+"""Main-text extraction: what a reader of the page would call its text, and nothing around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from research_assistant.web.html_text import html_to_text
+
+SPHINX_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>asyncio.run — Example 1.0 documentation</title>
+<link rel="canonical" href="https://docs.example.org/library/run.html">
+<script>var navigation = "Quick search";</script><style>.body { color: red }</style></head>
+<body>
+<div class="related" role="navigation"><h3>Navigation</h3><ul><li><a href="genindex.html">index</a></li>
+<li><a href="modules.html">modules</a> |</li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="bodywrapper">
+<div class="body" role="main">
+<section id="running"><h1>Running coroutines<a class="headerlink" href="#running" title="Permalink">¶</a></h1>
+<p>The <code>asyncio.run()</code> function
+   runs the passed coroutine,
+   taking care of managing the event loop.</p>
+<dl class="py function">
+<dt id="asyncio.run"><code>asyncio.run</code>(<em>coro</em>)<a class="headerlink" href="#x">¶</a></dt>
+<dd><p>Execute the coroutine <em>coro</em> and return the result.</p></dd></dl>
+<div class="highlight"><pre>async def main():
+    await asyncio.sleep(1)
+
+asyncio.run(main())</pre></div>
+<ul><li>First item</li><li>Second   item</li></ul>
+<table><tr><th>Mode</th><th>Meaning</th></tr><tr><td>debug</td><td>slow callbacks are logged</td></tr></table>
+<!-- a comment nobody should read -->
+</section></div></div></div>
+<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><p>This Page</p>
+<form class="search"><input type="text" name="q"></form></div></div>
+<div class="related" role="navigation"><a href="prev.html">previous</a></div>
+<div class="footer">© Copyright 2001-2023, Example Foundation.</div>
+</body></html>"""
+
+NEWS_PAGE = """<html><head>
+<title>Tram fares rise | City News</title>
+<meta name="author" content="Ines Larsson">
+<meta property="article:published_time" content="2024-03-05T08:00:00Z">
+<meta property="og:url" content="https://news.example.com/fares">
+</head><body>
+<header><a href="/">City News</a><nav><a href="/sport">Sport</a><a href="/weather">Weather</a></nav></header>
+<div class="cookie-banner" role="banner">We use cookies.</div>
+<main><article>
+<header><h1>Tram fares rise</h1><p class="byline">By Ines Larsson</p></header>
+<p>The single ticket will cost<br>3 crowns from May.</p>
+<aside>Related: bus timetables</aside>
+<p>The council approved the rise on Tuesday.</p>
+</article></main>
+<footer>Contact us · Privacy</footer>
+<noscript>Enable JavaScript</noscript>
+</body></html>"""
+
+
+def test_sphinx_page_keeps_the_document_and_drops_navigation() -> None:
+    page = html_to_text(SPHINX_PAGE)
+
+    assert page.title == "asyncio.run — Example 1.0 documentation"
+    assert page.canonical_url == "https://docs.example.org/library/run.html"
+    for leaked in ("Navigation", "modules", "Table of Contents", "This Page", "Copyright", "previous", "¶", "color"):
+        assert leaked not in page.text
+    assert "comment nobody should read" not in page.text
+    blocks = page.text.split("\n\n")
+    assert blocks[0] == "Running coroutines"
+    assert "The asyncio.run() function runs the passed coroutine, taking care of managing the event loop." in blocks
+    assert "asyncio.run(coro)" in blocks
+    assert "Execute the coroutine coro and return the result." in blocks
+
+
+def test_code_is_kept_verbatim_and_lists_and_table_rows_are_separate_blocks() -> None:
+    page = html_to_text(SPHINX_PAGE)
+    blocks = page.text.split("\n\n")
+
+    assert "async def main():\n    await asyncio.sleep(1)" in page.text
+    assert "asyncio.run(main())" in page.text
+    assert "First item" in blocks
+    assert "Second item" in blocks
+    assert "Mode | Meaning" in blocks
+    assert "debug | slow callbacks are logged" in blocks
+
+
+def test_article_page_keeps_its_heading_and_reads_metadata() -> None:
+    page = html_to_text(NEWS_PAGE)
+
+    assert page.author == "Ines Larsson"
+    assert page.published == "2024-03-05T08:00:00Z"
+    assert page.canonical_url == "https://news.example.com/fares"
+    assert page.text.startswith("Tram fares rise\n\nBy Ines Larsson")
+    assert "The council approved the rise on Tuesday." in page.text
+    for leaked in ("Sport", "Weather", "cookies", "Related: bus", "Privacy", "JavaScript", "City News"):
+        assert leaked not in page.text
+
+
+def test_line_break_inside_a_paragraph_stays_in_its_block() -> None:
+    page = html_to_text(NEWS_PAGE)
+
+    assert "The single ticket will cost\n3 crowns from May." in page.text.split("\n\n")
+
+
+def test_json_ld_supplies_author_and_date_when_meta_tags_do_not() -> None:
+    html = """<html><head><title>Report</title><script type="application/ld+json">
+    {"@context": "https://schema.org", "@type": "NewsArticle", "author": [{"@type": "Person", "name": "Ola Berg"}],
+     "datePublished": "2023-11-02"}</script></head><body><article><p>Body text.</p></article></body></html>"""
+
+    page = html_to_text(html)
+
+    assert (page.author, page.published, page.text) == ("Ola Berg", "2023-11-02", "Body text.")
+
+
+def test_longest_article_is_the_content() -> None:
+    html = """<html><body><article><p>Teaser one.</p></article>
+    <article><p>The real story is considerably longer than any teaser on the page.</p></article></body></html>"""
+
+    assert html_to_text(html).text == "The real story is considerably longer than any teaser on the page."
+
+
+def test_title_falls_back_to_the_first_heading_and_text_to_the_body() -> None:
+    page = html_to_text("<html><body><h1>Only  heading</h1><div>Loose text</div></body></html>")
+
+    assert page.title == "Only heading"
+    assert page.text == "Only heading\n\nLoose text"
+
+
+def test_empty_and_broken_markup_do_not_fail() -> None:
+    assert html_to_text("").text == ""
+    assert html_to_text("<p>unclosed <b>bold").text == "unclosed bold"
+
+
+def test_deeply_nested_markup_does_not_hit_the_recursion_limit() -> None:
+    html = "<div>" * 3000 + "deep text" + "</div>" * 3000
+
+    assert html_to_text(html).text == "deep text"
+
+
+PYTHON_DOCS = [Path("/usr/share/doc/python3.11/html"), Path("/usr/share/doc/python3-doc/html")]
+
+
+@pytest.mark.parametrize(
+    ("page", "sentence"),
+    [
+        (
+            "library/asyncio-task.html",
+            "Coroutines declared with the async/await syntax is the preferred way of writing asyncio applications.",
+        ),
+        (
+            "library/sys.html",
+            "Return the current value of the recursion limit, the maximum depth of the Python interpreter stack.",
+        ),
+        (
+            "tutorial/classes.html",
+            "Compared with other programming languages, Python’s class mechanism adds classes with a minimum of new "
+            "syntax and semantics.",
+        ),
+    ],
+)
+def test_real_python_documentation_pages(page: str, sentence: str) -> None:
+    root = next((folder for folder in PYTHON_DOCS if (folder / page).is_file()), None)
+    if root is None:
+        pytest.skip("Python documentation not installed (apt-get install python3-doc)")
+
+    extracted = html_to_text((root / page).read_text(encoding="utf-8"))
+
+    assert extracted.title.endswith("documentation")
+    assert any(sentence in line for line in extracted.text.splitlines())  # whole, on one line
+    for leaked in ("Quick search", "Show Source", "Report a Bug", "Previous topic", "Next topic", "Navigation", "¶"):
+        assert leaked not in extracted.text

@@ -1,0 +1,210 @@
+"""Each node on its own, with fake services."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.runtime import Runtime
+from support.fakes import TRAM_DOCUMENTS, FakeReasoner, fake_context, fake_services
+
+from research_assistant.context import Context
+from research_assistant.nodes.analyze import analyze_query
+from research_assistant.nodes.browse import build_browse_graph
+from research_assistant.nodes.evaluate import evaluate_progress
+from research_assistant.nodes.extract import extract
+from research_assistant.nodes.plan import plan_strategy, queries_of
+from research_assistant.nodes.routing import route_after_evaluation
+from research_assistant.nodes.search import build_search_graph
+from research_assistant.schemas import (
+    Evidence,
+    Passage,
+    QueryAnalysis,
+    ResearchPlan,
+    SearchQuery,
+    SourceRecord,
+    SourceStatus,
+    SubQuestion,
+)
+from research_assistant.state import ResearchState
+
+FARES, HISTORY, DEPOT = TRAM_DOCUMENTS
+PLAN = ResearchPlan(
+    sub_questions=[SubQuestion(id="q1", text="What is the tram fare?", queries=["tram fare", "Tram  FARE", "fare"])],
+    min_sources=1,
+    min_evidence_per_question=1,
+)
+
+
+def runtime(context: Context) -> Runtime[Context]:
+    return Runtime(context=context)
+
+
+def read_source(document: object, status: SourceStatus = SourceStatus.READ) -> SourceRecord:
+    return SourceRecord(
+        id=document.source_id,  # type: ignore[attr-defined]
+        locator=document.locator,  # type: ignore[attr-defined]
+        title=document.title,  # type: ignore[attr-defined]
+        provider="fake",
+        status=status,
+    )
+
+
+async def test_analyze_query_normalizes_the_question_and_starts_the_clock() -> None:
+    context = fake_context(fake_services())
+    update = await analyze_query(ResearchState(question="  What is   the tram fare? "), runtime(context))
+    assert update["question"] == "What is the tram fare?"
+    assert isinstance(update["analysis"], QueryAnalysis)
+    assert update["started_at"] > 0
+
+
+async def test_analyze_query_refuses_an_empty_question() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        await analyze_query(ResearchState(question="   "), runtime(fake_context(fake_services())))
+
+
+def test_queries_of_a_plan_are_distinct_ignoring_case_and_spacing() -> None:
+    assert [q.text for q in queries_of(PLAN)] == ["tram fare", "fare"]
+
+
+async def test_plan_strategy_queues_the_plans_queries() -> None:
+    reasoner = FakeReasoner(sub_questions=["What is the tram fare?", "When did the network open?"])
+    state = ResearchState(question="q", analysis=QueryAnalysis(keywords=["tram"]))
+    update = await plan_strategy(state, runtime(fake_context(fake_services(reasoner))))
+    assert len(update["plan"].sub_questions) == 2
+    assert [q.sub_question_id for q in update["pending_queries"]] == ["q1", "q2"]
+
+
+async def test_search_runs_each_new_query_once_and_respects_the_source_budget() -> None:
+    services = fake_services()
+    context = fake_context(services, max_sources=2)
+    state = {
+        "question": "q",
+        "search_history": ["tram fare"],
+        "pending_queries": [
+            SearchQuery(text="Tram fare", sub_question_id="q1"),
+            SearchQuery(text="tram depot", sub_question_id="q1"),
+        ],
+    }
+    out = await build_search_graph().ainvoke(state, context=context)
+    assert services.providers[0].queries == ["tram depot"]  # type: ignore[attr-defined]
+    assert out["search_history"] == ["tram fare", "tram depot"]
+    assert len(out["to_browse"]) == 2
+    assert out["to_browse"][0] == DEPOT.source_id  # the best match for "tram depot"
+
+
+async def test_search_never_reads_a_known_source_again() -> None:
+    services = fake_services()
+    known = read_source(FARES)
+    state = {
+        "question": "q",
+        "sources": {known.id: known},
+        "pending_queries": [SearchQuery(text="tram fare", sub_question_id="q1")],
+    }
+    out = await build_search_graph().ainvoke(state, context=fake_context(services))
+    assert FARES.source_id not in out["to_browse"]
+    assert out["sources"][FARES.source_id].status is SourceStatus.READ
+
+
+async def test_a_failing_provider_becomes_a_notice_not_a_crash() -> None:
+    services = fake_services(failing_provider=True)
+    state = {"question": "q", "pending_queries": [SearchQuery(text="tram fare", sub_question_id="q1")]}
+    out = await build_search_graph().ainvoke(state, context=fake_context(services))
+    assert out["to_browse"] == []
+    assert any("backend unavailable" in notice.message for notice in out["notices"])
+
+
+async def test_browse_reads_each_source_and_records_failures_with_their_reason() -> None:
+    services = fake_services(broken={HISTORY.locator})
+    sources = {d.source_id: read_source(d, SourceStatus.FOUND) for d in TRAM_DOCUMENTS}
+    state = {"question": "q", "sources": sources, "to_browse": list(sources)}
+    out = await build_browse_graph().ainvoke(state, context=fake_context(services))
+    assert out["sources"][FARES.source_id].status is SourceStatus.READ
+    assert out["sources"][FARES.source_id].accessed_at == "2026-11-21"
+    failed = out["sources"][HISTORY.source_id]
+    assert failed.status is SourceStatus.FAILED and failed.reason == "the file is unreadable"
+
+
+async def test_browse_with_nothing_to_read_reads_nothing() -> None:
+    services = fake_services()
+    await build_browse_graph().ainvoke({"question": "q"}, context=fake_context(services))
+    assert services.readers[next(iter(services.readers))].reads == []  # type: ignore[attr-defined]
+
+
+async def test_extract_reads_only_this_rounds_sources() -> None:
+    services = fake_services()
+    sources = {FARES.source_id: read_source(FARES), DEPOT.source_id: read_source(DEPOT)}
+    state = ResearchState(question="q", plan=PLAN, sources=sources, to_browse=[FARES.source_id])
+    update = await extract(state, runtime(fake_context(services)))
+    assert {e.source_id for e in update["evidence"].values()} == {FARES.source_id}
+    assert services.repository.calls == [("What is the tram fare?", (FARES.source_id,))]  # type: ignore[attr-defined]
+
+
+async def test_extract_drops_quotes_that_are_not_in_the_passage() -> None:
+    class Inventing(FakeReasoner):
+        async def extract(
+            self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int
+        ) -> list[Evidence]:
+            real = await super().extract(question, sub_question, passages, limit)
+            fake = Evidence(
+                id="E-x",
+                claim="Trams are free",
+                quote="Trams are free",
+                source_id=FARES.source_id,
+                sub_question_id="q1",
+            )
+            return [*real, fake]
+
+    services = fake_services(Inventing())
+    state = ResearchState(
+        question="q", plan=PLAN, sources={FARES.source_id: read_source(FARES)}, to_browse=[FARES.source_id]
+    )
+    update = await extract(state, runtime(fake_context(services)))
+    assert [e.quote for e in update["evidence"].values()] == ["A single tram fare costs 2.40 euros"]
+
+
+def evaluation_state(**fields: object) -> ResearchState:
+    return ResearchState(question="q", plan=PLAN, started_at=10**10, **fields)  # type: ignore[arg-type]
+
+
+async def test_evaluate_stops_when_confidence_reaches_the_threshold() -> None:
+    update = await evaluate_progress(
+        evaluation_state(), runtime(fake_context(fake_services(FakeReasoner(confidence=95))))
+    )
+    assert update["iteration"] == 1
+    assert "threshold" in update["stop_reason"]
+
+
+async def test_evaluate_continues_with_only_queries_never_run() -> None:
+    reasoner = FakeReasoner(confidence=10, new_queries=["tram fare", "tram fare zones", "Tram fare zones"])
+    state = evaluation_state(search_history=["tram fare"])
+    update = await evaluate_progress(state, runtime(fake_context(fake_services(reasoner), max_iterations=3)))
+    assert update["stop_reason"] is None
+    assert [q.text for q in update["pending_queries"]] == ["tram fare zones"]
+
+
+async def test_evaluate_stops_when_nothing_new_is_left_to_search() -> None:
+    reasoner = FakeReasoner(confidence=10, new_queries=["tram fare"])
+    state = evaluation_state(search_history=["tram fare"])
+    update = await evaluate_progress(state, runtime(fake_context(fake_services(reasoner), max_iterations=3)))
+    assert update["stop_reason"] == "no new queries left to try"
+
+
+async def test_evaluate_stops_at_the_iteration_limit() -> None:
+    reasoner = FakeReasoner(confidence=10, new_queries=["something new"])
+    update = await evaluate_progress(
+        evaluation_state(iteration=2), runtime(fake_context(fake_services(reasoner), max_iterations=3))
+    )
+    assert update["stop_reason"] == "iteration limit reached (3)"
+
+
+async def test_evaluate_stops_at_the_time_limit() -> None:
+    reasoner = FakeReasoner(confidence=10, new_queries=["something new"])
+    state = ResearchState(question="q", plan=PLAN, started_at=1.0)
+    update = await evaluate_progress(
+        state, runtime(fake_context(fake_services(reasoner), max_iterations=3, max_seconds=5))
+    )
+    assert update["stop_reason"].startswith("time limit")
+
+
+def test_router_loops_until_a_stop_reason_is_set() -> None:
+    assert route_after_evaluation(ResearchState(question="q")) == "search"
+    assert route_after_evaluation(ResearchState(question="q", stop_reason="done")) == "synthesize"

@@ -1,0 +1,183 @@
+"""The rendered report: numbering, sections, quotes, hostile text, run facts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from research_assistant.context import CitationStyle
+from research_assistant.report.render import render_markdown
+from research_assistant.report.summary import RunSummary
+from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.schemas import (
+    Conflict,
+    Evidence,
+    Finding,
+    Notice,
+    ReportSection,
+    ResearchReport,
+    SourceRecord,
+    SourceStatus,
+)
+
+TEXTS = {
+    "/corpus/a.md": "Alpha says the cache is fast. It also says: restarts are rare.",
+    "/corpus/b.md": "Beta reports that the cache is slow under load.",
+    "/corpus/c.md": "Gamma notes nothing in particular.",
+}
+SOURCES = {
+    sid: SourceRecord(id=sid, locator=loc, title=f"Doc {sid}", provider="local", status=SourceStatus.READ)
+    for sid, loc in zip(("a", "b", "c"), TEXTS, strict=True)
+}
+EVIDENCE = {
+    "ea": Evidence(id="ea", claim="fast", quote="the cache is fast", source_id="a", sub_question_id="q1"),
+    "ea2": Evidence(id="ea2", claim="rare", quote="restarts are rare", source_id="a", sub_question_id="q1"),
+    "eb": Evidence(id="eb", claim="slow", quote="the cache is slow under load", source_id="b", sub_question_id="q1"),
+    "ec": Evidence(id="ec", claim="none", quote="nothing in particular", source_id="c", sub_question_id="q2"),
+}
+
+
+def _report(**fields: object) -> ResearchReport:
+    return ResearchReport.model_validate({"title": "Cache report", "question": "Is the cache fast?", **fields})
+
+
+def _render(report: ResearchReport, **kwargs: object) -> str:
+    return render_markdown(report, SOURCES, EVIDENCE, CitationStyle.NUMERIC, **kwargs)  # type: ignore[arg-type]
+
+
+def _section(markdown: str, heading: str) -> str:
+    match = re.search(rf"^## {heading}\n(.*?)(?=^## |\Z)", markdown, re.MULTILINE | re.DOTALL)
+    assert match, f"no section {heading!r}"
+    return match.group(1).strip()
+
+
+def test_sources_are_numbered_by_first_citation() -> None:
+    report = _report(
+        summary=[Finding(text="Beta disagrees.", evidence_ids=["eb"])],
+        key_findings=[Finding(text="Both were read", evidence_ids=["ea", "eb", "ea2"])],
+        sections=[ReportSection(heading="Speed", findings=[Finding(text="Gamma", evidence_ids=["ec"])])],
+    )
+    markdown = _render(report)
+    assert _section(markdown, "Summary") == "Beta disagrees [1]."
+    assert _section(markdown, "Key findings") == "1. Both were read [1][2]"
+    assert "### Speed\n\n- Gamma [3]" in markdown
+    assert parse_sources(markdown) == {1: "/corpus/b.md", 2: "/corpus/a.md", 3: "/corpus/c.md"}
+    sources = _section(markdown, "Sources")
+    assert sources.index("[1] Doc b.") < sources.index("[2] Doc a.") < sources.index("[3] Doc c.")
+    assert "  - \u201cthe cache is fast\u201d\n  - \u201crestarts are rare\u201d" in sources
+
+
+def test_unknown_evidence_is_dropped_and_unsupported_findings_vanish() -> None:
+    report = _report(
+        key_findings=[
+            Finding(text="Invented", evidence_ids=["nope"]),
+            Finding(text="Partly real", evidence_ids=["nope", "ec"]),
+        ]
+    )
+    markdown = _render(report)
+    assert "Invented" not in markdown
+    assert _section(markdown, "Key findings") == "1. Partly real [1]"
+    assert list(parse_sources(markdown)) == [1]
+
+
+def test_report_layout_and_optional_sections() -> None:
+    plain = _render(_report(key_findings=[Finding(text="x", evidence_ids=["ea"])]))
+    headings = re.findall(r"^#{1,2} .*$", plain, re.MULTILINE)
+    assert headings == [
+        "# Cache report",
+        "## Summary",
+        "## Key findings",
+        "## Findings by sub-question",
+        "## Gaps",
+        "## Caveats",
+        "## Sources",
+    ]
+    assert "**Question:** Is the cache fast?" in plain
+
+    full = _render(
+        _report(
+            consensus=[Finding(text="Agreed", evidence_ids=["ea"])],
+            conflicts=[
+                Conflict(
+                    topic="Speed",
+                    sides=[Finding(text="fast", evidence_ids=["ea"]), Finding(text="slow", evidence_ids=["eb"])],
+                ),
+                Conflict(
+                    topic="One-sided",
+                    sides=[Finding(text="only", evidence_ids=["ec"]), Finding(text="x", evidence_ids=[])],
+                ),
+            ],
+            gaps=["Nothing on cost"],
+            caveats=["Small corpus"],
+        ),
+        notices=[Notice(message="skipped big.pdf: too large"), Notice(level="info", message="used cache")],
+    )
+    assert _section(full, "Consensus") == "- Agreed [1]"
+    assert _section(full, "Conflicting evidence") == "- **Speed**\n  - fast [1]\n  - slow [2]"
+    assert "One-sided" not in full and "[3]" not in full  # a skipped conflict numbers nothing
+    assert _section(full, "Gaps") == "- Nothing on cost"
+    assert _section(full, "Caveats") == "- Small corpus\n- skipped big.pdf: too large"
+    assert "used cache" not in full
+
+
+def test_verbatim_findings_are_curly_quoted_and_checkable() -> None:
+    report = _report(summary=[Finding(text="restarts are rare.", evidence_ids=["ea2"], verbatim=True)])
+    markdown = _render(report)
+    assert _section(markdown, "Summary") == "\u201crestarts are rare.\u201d [1]"
+    assert check_rendered_citations(markdown, TEXTS) == []
+
+
+def test_hostile_quote_is_neutralised_but_still_verifies() -> None:
+    hostile = "See ![x](http://evil/p.png) and <script>alert(1)</script> or [click](javascript:alert(1)) *now*"
+    sources = {
+        "h": SourceRecord(
+            id="h", locator="https://evil.example/page", title="<img src=x> [t](javascript:x)", provider="web"
+        )
+    }
+    evidence = {"eh": Evidence(id="eh", claim="c", quote=hostile, source_id="h", sub_question_id="q1")}
+    report = _report(
+        title="<script>bad()</script>",
+        key_findings=[Finding(text=hostile, evidence_ids=["eh"], verbatim=True)],
+        caveats=["![pixel](http://evil/track.gif)"],
+    )
+    markdown = render_markdown(report, sources, evidence, CitationStyle.APA)
+    for raw in ("<script>", "![", "](javascript:", "](http"):
+        assert raw not in markdown
+    assert re.findall(r"(?<!\\)<(?!https://evil\.example/page>)", markdown) == []  # no live HTML at all
+    assert check_rendered_citations(markdown, {"https://evil.example/page": f"Intro. {hostile} Outro."}) == []
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").render(markdown)
+    assert "<img" not in html and "<script" not in html
+    assert re.findall(r'href="([^"]*)"', html) == ["https://evil.example/page"]
+
+
+def test_run_summary_block_and_determinism() -> None:
+    report = _report(summary=[Finding(text="fast", evidence_ids=["ea"])])
+    meta = RunSummary(
+        depth="quick",
+        sources_read=3,
+        sources_failed=1,
+        evidence_count=4,
+        confidence=72.4,
+        iterations=2,
+        stop_reason="confidence reached",
+        reasoner="extractive",
+        generated="2026-11-21",
+    )
+    markdown = _render(report, metadata=meta)
+    assert markdown == _render(report, metadata=meta)
+    about = _section(markdown, "About this report")
+    assert "- Sources: 3 read, 1 failed" in about
+    assert "- Confidence: 72/100" in about
+    assert "- Research rounds: 2 (stopped: confidence reached)" in about
+    assert "- Generated: 2026-11-21" in about
+    assert markdown.index("## Sources") < markdown.index("## About this report")
+    assert parse_sources(markdown) == {1: "/corpus/a.md"}
+
+
+def test_empty_report_renders_placeholders() -> None:
+    markdown = _render(_report())
+    assert "_No sources were cited._" in markdown
+    assert re.search(r"\[\d+\]", markdown) is None
+    assert check_rendered_citations(markdown, {}) == []
