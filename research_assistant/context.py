@@ -51,9 +51,9 @@ class DepthProfile:
 
 
 PROFILES: dict[Depth, DepthProfile] = {
-    Depth.QUICK: DepthProfile(3, 1, 4, 1, 6, 2, 6, 60.0),
-    Depth.STANDARD: DepthProfile(4, 2, 5, 3, 12, 3, 10, 75.0),
-    Depth.DEEP: DepthProfile(5, 3, 8, 5, 25, 4, 16, 85.0),
+    Depth.QUICK: DepthProfile(3, 1, 4, 1, 6, 2, 8, 60.0),
+    Depth.STANDARD: DepthProfile(4, 2, 5, 3, 12, 3, 12, 75.0),
+    Depth.DEEP: DepthProfile(5, 3, 8, 5, 25, 4, 18, 85.0),
 }
 
 

@@ -129,6 +129,7 @@ class Passage(Record):
     text: str
     score: float = 0.0
     chunk_id: str = ""
+    title: str = Field(default="", description="The source's title: context for sentences that do not repeat it.")
 
 
 class Evidence(Record):

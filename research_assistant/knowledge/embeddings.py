@@ -12,18 +12,28 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
+from functools import lru_cache
 
+import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
 from pydantic import Field
 
 from research_assistant.knowledge.text import content_terms
 
 
+@lru_cache(maxsize=1 << 20)
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    """The vector slot and sign of a feature; cached, since words and n-grams repeat across texts."""
     digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
     value = int.from_bytes(digest, "little")
     return value % dim, (1.0 if (value >> 63) & 1 else -1.0)
+
+
+@lru_cache(maxsize=1 << 18)
+def _term_features(term: str) -> tuple[str, ...]:
+    """A term's word feature followed by its character 4-gram features."""
+    padded = f"<{term}>"
+    return ("w:" + term, *("c:" + padded[i : i + 4] for i in range(len(padded) - 3)))
 
 
 class HashingEmbedding(BaseEmbedding):
@@ -39,23 +49,24 @@ class HashingEmbedding(BaseEmbedding):
         return "HashingEmbedding"
 
     def embed(self, text: str) -> list[float]:
-        vector = [0.0] * self.dim
         terms = content_terms(text)
         counts: dict[str, float] = {}
         for term in terms:
-            counts["w:" + term] = counts.get("w:" + term, 0.0) + 1.0
-            padded = f"<{term}>"
-            for i in range(len(padded) - 3):
-                gram = "c:" + padded[i : i + 4]
+            word, *grams = _term_features(term)
+            counts[word] = counts.get(word, 0.0) + 1.0
+            for gram in grams:
                 counts[gram] = counts.get(gram, 0.0) + 0.25
         for left, right in itertools.pairwise(terms):
             key = f"p:{left} {right}"
             counts[key] = counts.get(key, 0.0) + 0.5
-        for feature, count in counts.items():
-            index, sign = _bucket(feature, self.dim)
-            vector[index] += sign * (1.0 + math.log(count)) if count >= 1 else sign * count
-        norm = math.sqrt(sum(v * v for v in vector))
-        return [v / norm for v in vector] if norm else vector
+        if not counts:
+            return [0.0] * self.dim
+        slots, signs = zip(*(_bucket(feature, self.dim) for feature in counts), strict=True)
+        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        weights = np.where(weights >= 1.0, 1.0 + np.log(np.maximum(weights, 1.0)), weights) * np.array(signs)
+        vector = np.bincount(np.array(slots), weights=weights, minlength=self.dim)
+        norm = float(np.linalg.norm(vector))
+        return (vector / norm).tolist() if norm else vector.tolist()
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return self.embed(query)

@@ -145,6 +145,17 @@ class _ChromaStore(ChromaVectorStore):
         return ids
 
 
+class _GivenQueriesFusion(QueryFusionRetriever):
+    """Reciprocal rank fusion over the caller's own alternative queries, where LlamaIndex would ask an LLM."""
+
+    def __init__(self, *args: Any, alternatives: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._alternatives = list(alternatives)
+
+    def _get_queries(self, original_query: str) -> list[QueryBundle]:
+        return [QueryBundle(query) for query in self._alternatives]
+
+
 class _ChunkBM25Retriever(BM25Retriever):
     """LlamaIndex's BM25 retriever over an index that stores only chunk ids.
 
@@ -413,10 +424,16 @@ class ResearchRepository:
         *,
         source_ids: Collection[str] | None = None,
         corpus: str | None = None,
+        alternatives: Sequence[str] = (),
     ) -> list[Passage]:
-        """The `k` chunks best matching the query, by BM25 and vector rankings fused with reciprocal rank fusion."""
+        """The `k` chunks best matching the query, by BM25 and vector rankings fused with reciprocal rank fusion.
+
+        `alternatives` are other phrasings of the same need (a sub-question's search queries); their
+        rankings join the fusion, so a chunk that several phrasings find ranks higher.
+        """
         if k <= 0 or not query.strip() or (source_ids is not None and not source_ids):
             return []
+        others = [q for q in dict.fromkeys(a.strip() for a in alternatives) if q and q != query.strip()]
         ids = frozenset(source_ids) if source_ids is not None else None
         with self._lock:
             cached = self._bm25_for(corpus, ids)
@@ -424,13 +441,14 @@ class ResearchRepository:
                 return []
             candidates = min(max(k * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES), cached.size)
             cached.retriever.similarity_top_k = candidates
-            fusion = QueryFusionRetriever(
+            fusion = _GivenQueriesFusion(
                 [self._vector_retriever(candidates, corpus, ids, cached.size), cached.retriever],
                 llm=self._llm,
-                mode="reciprocal_rerank",  # type: ignore[arg-type]
+                mode="reciprocal_rerank",
                 similarity_top_k=k,
-                num_queries=1,
+                num_queries=1 + len(others),
                 use_async=False,
+                alternatives=others,
             )
             hits = fusion.retrieve(query)
         return [
@@ -439,6 +457,7 @@ class ResearchRepository:
                 text=hit.node.get_content(metadata_mode=MetadataMode.NONE),
                 score=float(hit.score or 0.0),
                 chunk_id=hit.node.node_id,
+                title=str(hit.node.metadata.get("title", "")),
             )
             for hit in hits
         ]

@@ -31,7 +31,11 @@ async def _extract_one(
 ) -> list[Evidence]:
     profile = context.profile
     passages = await asyncio.to_thread(
-        services.repository.retrieve, sub_question.text, profile.passages_per_sub_question, source_ids=source_ids
+        services.repository.retrieve,
+        sub_question.text,
+        profile.passages_per_sub_question,
+        source_ids=source_ids,
+        alternatives=sub_question.queries,
     )
     if not passages:
         return []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from research_assistant.context import Context, DepthProfile
@@ -51,7 +51,13 @@ class FakeRepository:
         self.calls: list[tuple[str, tuple[str, ...]]] = []
 
     def retrieve(
-        self, query: str, k: int, *, source_ids: Collection[str] | None = None, corpus: str | None = None
+        self,
+        query: str,
+        k: int,
+        *,
+        source_ids: Collection[str] | None = None,
+        corpus: str | None = None,
+        alternatives: Sequence[str] = (),
     ) -> list[Passage]:
         self.calls.append((query, tuple(sorted(source_ids or ()))))
         words = set(query.lower().split())

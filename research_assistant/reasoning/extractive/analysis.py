@@ -91,11 +91,14 @@ def needs_recent_information(question: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}\b", q) for w in RECENCY_WORDS) or bool(re.search(r"\b202\d\b", q))
 
 
+_WHAT_DOES_IT_DO = re.compile(r"^what (?:does|do|did) .+ (?:do|does|mean|return)\b|^what (?:is|are) .+ used for\b")
+
+
 def expected_answer(question: str) -> str | None:
     """What shape a direct answer takes: 'number', 'date', 'person', 'place', 'definition' or None."""
     q = " ".join(question.lower().split())
     query_type = classify(question)
-    if query_type is QueryType.DEFINITIONAL:
+    if query_type is QueryType.DEFINITIONAL or _WHAT_DOES_IT_DO.match(q):
         return "definition"
     if query_type is not QueryType.FACTUAL:
         return None

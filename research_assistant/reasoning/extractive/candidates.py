@@ -32,6 +32,11 @@ class Candidate:
     """`passage.text[start:end]`, exactly."""
     focal: str
     """The sentence itself, without the context kept before it."""
+    heading: str = ""
+    """The nearest heading or term line above the sentence in its passage ('global interpreter lock' above
+    its glossary definition): what the sentence is about when it does not say so itself."""
+    lead: bool = False
+    """Whether it is the first sentence under that heading: where a term's definition stands."""
 
 
 def candidates(passages: list[Passage]) -> list[Candidate]:
@@ -42,7 +47,11 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
         sentences = split_sentences(text)
         body_start = len(text) - len(text.lstrip())
         body_end = len(text.rstrip())
+        heading, lead = "", False
         for position, sentence in enumerate(sentences):
+            if _is_heading(sentence, sentences[position + 1] if position + 1 < len(sentences) else None):
+                heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
+                continue
             if not is_informative(sentence.text):
                 continue
             if sentence.start == body_start and sentence.text[:1].islower():
@@ -50,8 +59,27 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
             if sentence.end == body_end and not _ENDS.search(sentence.text):
                 continue  # ends mid-sentence: the chunk was cut inside it
             start = _context_start(text, sentences, position)
-            found.append(Candidate(index, start, sentence.end, text[start : sentence.end], sentence.text))
+            found.append(
+                Candidate(index, start, sentence.end, text[start : sentence.end], sentence.text, heading, lead)
+            )
+            lead = False
     return found
+
+
+_HEADING_MAX_WORDS = 10
+_HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?[A-Za-z_@]")
+_SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
+"""'3.3.2.4. ' before a heading's words."""
+
+
+def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
+    """A short line of its own with no closing punctuation, followed by another block: a heading or a term."""
+    if following is None or following.segment == sentence.segment:
+        return False
+    text = sentence.text.strip()
+    if not _HEADING_START.match(text):
+        return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
+    return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,]$", text)
 
 
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:

@@ -43,6 +43,8 @@ SCORE_SCALE = 1.3
 """Raw relevance (weighted parts plus bonuses) divided by this gives the 0..1 score."""
 MIN_RELEVANCE = 0.3
 """Below this a sentence is not evidence."""
+MISSING_SHAPE_FIT = 0.8
+"""A 'how many' or 'when' question is not answered by a sentence without a figure or a date."""
 STRONG_RELEVANCE = 0.4
 """At or above this a sentence answers its sub-question well; progress counts such items."""
 
@@ -66,11 +68,13 @@ class Features:
     focus: float
     bonus: float
     length: float
+    shape_fit: float = 1.0
+    """Below 1 when the question asks for a figure or a date and the sentence has none."""
 
     @property
     def raw(self) -> float:
         base = 0.45 * self.bm25 + 0.20 * self.cosine + 0.10 * self.prior + 0.15 * self.concepts + 0.10 * self.focus
-        return (base + self.bonus) * self.length * (0.4 + 0.6 * self.concepts)
+        return (base + self.bonus) * self.length * self.shape_fit * (0.4 + 0.6 * self.concepts)
 
     @property
     def total(self) -> float:
@@ -78,13 +82,26 @@ class Features:
         return round(min(1.0, self.raw / SCORE_SCALE), 4)
 
 
-def _held(term: str, present: set[str]) -> float:
+CONTEXT_CREDIT = 0.5
+"""How much a term counts when it is not in the sentence but in the passage around it: documents name
+their subject once ('The Halvorsby network ...') and then state facts without repeating it ('It has six
+lines.'), so such a sentence still answers a question about that subject."""
+
+
+def _held(term: str, present: set[str], context: frozenset[str] = frozenset()) -> float:
     if term in present:
         return 1.0
-    return 0.5 if any(s in present for s in synonyms(term)) else 0.0
+    if any(s in present for s in synonyms(term)):
+        return 0.5
+    return CONTEXT_CREDIT if term in context else 0.0
 
 
-def concept_coverage(concepts: list[Concept], present: set[str], idf: Callable[[str], float] | None = None) -> float:
+def concept_coverage(
+    concepts: list[Concept],
+    present: set[str],
+    idf: Callable[[str], float] | None = None,
+    context: frozenset[str] = frozenset(),
+) -> float:
     """The weighted share of the query's concepts that the text holds; a concept held in part counts in part.
 
     With `idf`, a concept also weighs its terms' mean idf, so that the concept that sets candidates
@@ -93,11 +110,29 @@ def concept_coverage(concepts: list[Concept], present: set[str], idf: Callable[[
     total = held = 0.0
     for concept in concepts:
         rarity = sum(idf(t) for t in concept.terms) / len(concept.terms) if idf is not None else 1.0
-        parts = [_held(t, present) for t in concept.terms]
+        parts = [_held(t, present, context) for t in concept.terms]
         share = max(parts) if concept.any_term else sum(parts) / len(parts)
         total += concept.weight * rarity
         held += concept.weight * rarity * share
     return held / total if total else 0.0
+
+
+CONTEXT_COSINE = 0.8
+"""Similarity that comes from the title and heading around a sentence counts for less than its own."""
+PHRASE_BONUS = 0.08
+
+
+def phrase_bonus(concepts: list[Concept], sequences: list[list[str]]) -> float:
+    """A bonus for each multi-word concept found as a phrase (its terms in order, side by side), as in
+    phrase search: 'global interpreter lock' is the concept; 'the interpreter's global import lock' is not."""
+    found = 0
+    for concept in concepts:
+        size = len(concept.terms)
+        if size < 2 or concept.any_term:
+            continue
+        if any(tuple(sequence[i : i + size]) == concept.terms for sequence in sequences for i in range(len(sequence))):
+            found += 1
+    return min(2, found) * PHRASE_BONUS
 
 
 def candidate_features(
@@ -111,31 +146,48 @@ def candidate_features(
     query = build_query(question, sub_question)
     query_vector = embedder.vector(query.text)
     terms = [with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
-    index = BM25(terms, b=0.5)
+    # Each sentence is indexed with its source's title, as a title field is in document search: the
+    # subject a document names once still counts for the sentences that state facts about it.
+    titles = [terms_of(f"{passages[c.passage_index].title}\n{c.heading}") for c in found]
+    index = BM25(
+        [sentence + [t for t in title if t not in sentence] for sentence, title in zip(terms, titles, strict=True)],
+        b=0.5,
+    )
     prior = _rank_prior(passages)
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
     idf = index.rarity({t: 1.0 for concept in query.concepts for t in concept.terms})
     rarity = {t: 1.0 + shrink * value for t, value in idf.items()}
     top_idf = max((index.idf(t) for t in query.subject), default=1.0) or 1.0
+    contexts = [frozenset(terms_of(f"{passage.title} {passage.text}")) for passage in passages]
     features: list[Features | None] = []
     for i, candidate in enumerate(found):
-        present = set(terms[i])
+        # The first sentence under a term line reads with it ('global interpreter lock' / 'The mechanism ...').
+        present = set(terms[i]) | (set(terms_of(candidate.heading)) if candidate.lead else set())
         if not any(t in present for t in query.required):
             features.append(None)
             continue
-        cosine = max(float(embedder.vector(text) @ query_vector) for text in (candidate.quote, candidate.focal))
+        titled = f"{passages[candidate.passage_index].title}. {candidate.heading}. {candidate.focal}"
+        cosine = max(
+            *(float(embedder.vector(text) @ query_vector) for text in (candidate.quote, candidate.focal)),
+            CONTEXT_COSINE * float(embedder.vector(titled) @ query_vector),
+        )
         opening = set(content_terms(" ".join(words(candidate.focal)[:8])))
+        defined = candidate.heading if candidate.lead else ""
+        shape = shape_bonus(query.kind, candidate.quote, question, query.subject, present, defined)
+        phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(
             Features(
                 bm25=index.normalized(query.expanded, i, query.core),
                 cosine=min(1.0, max(0.0, cosine) / 0.5),
                 prior=prior[candidate.passage_index],
-                concepts=concept_coverage(query.concepts, present, rarity.__getitem__),
+                concepts=concept_coverage(
+                    query.concepts, present, rarity.__getitem__, contexts[candidate.passage_index]
+                ),
                 focus=max((index.idf(t) for t in query.subject if t in opening), default=0.0) / top_idf,
-                bonus=shape_bonus(query.kind, candidate.quote, question, query.subject, present)
-                + entity_bonus(query.entities, candidate.quote),
+                bonus=shape + phrases + entity_bonus(query.entities, candidate.quote),
                 length=length_factor(candidate.focal),
+                shape_fit=MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0,
             )
         )
     return features

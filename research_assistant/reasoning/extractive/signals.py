@@ -35,11 +35,33 @@ def normalize_query(text: str) -> str:
     return collapse(text.lower()).strip(" ?!.,;:\"'")
 
 
+_SMALL_NUMBERS = (
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
+)
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | {
+    "eighteen": "18",
+    "nineteen": "19",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "hundred": "100",
+    "dozen": "12",
+    "thousand": "1000",
+}
+"""Figures written as words; not 'one' or 'zero', since 'one of' and 'no one' are rarely figures."""
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+
+
 def numbers_in(text: str) -> list[str]:
-    """Numbers as written ('1,000' becomes '1000'), in order, without repeats."""
+    """Numbers as written ('1,000' becomes '1000'; 'six' becomes '6'), in order, without repeats."""
     found: list[str] = []
     for match in _NUMBER.finditer(text):
         value = match.group(1).replace(",", "") + ("%" if match.group(2) else "")
+        if value not in found:
+            found.append(value)
+    for match in _NUMBER_WORD.finditer(text):
+        value = _NUMBER_WORDS[match.group(1).lower()]
         if value not in found:
             found.append(value)
     return found

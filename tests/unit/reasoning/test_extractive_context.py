@@ -1,0 +1,78 @@
+"""Sentences that rely on their surroundings: a term line above a definition, a subject named once."""
+
+from __future__ import annotations
+
+from research_assistant.reasoning.extractive.extraction import extract_evidence
+from research_assistant.reasoning.extractive.shapes import counts_asked_thing
+from research_assistant.reasoning.extractive.signals import numbers_in
+from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.schemas import Evidence, Passage, SubQuestion
+
+GLOSSARY = Passage(
+    source_id="S-glossary",
+    title="Glossary",
+    score=0.02,
+    text=(
+        "GIL\n\nSee global interpreter lock.\n\nglobal interpreter lock\n\n"
+        "The mechanism used by the CPython interpreter to assure that only one thread executes Python bytecode "
+        "at a time. Locking the entire interpreter makes it easier for the interpreter to be multi-threaded, at "
+        "the expense of much of the parallelism afforded by multi-processor machines."
+    ),
+)
+IMPORT_DOCS = Passage(
+    source_id="S-imp",
+    title="imp — Access the import internals",
+    score=0.03,
+    text=(
+        "imp.acquire_lock()\n\nAcquire the interpreter’s global import lock for the current thread.\n\n"
+        "imp.release_lock()\n\nRelease the interpreter’s global import lock."
+    ),
+)
+OVERVIEW = Passage(
+    source_id="S-overview",
+    title="The Halvorsby Tram Network",
+    score=0.03,
+    text=(
+        "# The Halvorsby Tram Network\n\nThe Halvorsby Tram Network is the light-rail system of the city of "
+        "Halvorsby. The network opened on 14 September 1987. Today it consists of six lines with a combined "
+        "route length of 42.5 km.\n\nThe proposed Line 7 would connect the Halvorsby Tram Network to the airport."
+    ),
+)
+
+
+def evidence(question: str, passages: list[Passage]) -> list[Evidence]:
+    return extract_evidence(question, SubQuestion(id="q1", text=question), passages, 3, Embedder(None))
+
+
+def test_a_glossary_definition_under_its_term_line_answers_what_is() -> None:
+    found = evidence("What is the global interpreter lock?", [IMPORT_DOCS, GLOSSARY])
+    assert found[0].source_id == "S-glossary"
+    assert found[0].quote.startswith("The mechanism used by the CPython interpreter")
+
+
+def test_a_figure_for_the_counted_thing_answers_how_many() -> None:
+    found = evidence("How many lines does the Halvorsby tram network have?", [OVERVIEW])
+    assert "six lines" in found[0].quote
+
+
+def test_a_date_answers_when_even_without_repeating_the_subjects_name() -> None:
+    found = evidence("When did the Halvorsby tram network open?", [OVERVIEW])
+    assert found[0].quote == "The network opened on 14 September 1987."
+
+
+def test_figures_written_as_words_count_but_not_one() -> None:
+    assert numbers_in("six lines and 42.5 km") == ["42.5", "6"]
+    assert numbers_in("one of the lines") == []
+
+
+def test_counting_matches_the_noun_that_was_asked_about() -> None:
+    assert counts_asked_thing("How many trams are in the fleet?", "The fleet has 48 low-floor trams.")
+    assert not counts_asked_thing("How many lines are there?", "The proposed Line 7 would open in 2029.")
+
+
+def test_a_number_that_names_something_is_not_a_count() -> None:
+    from research_assistant.reasoning.extractive.shapes import shape_bonus
+
+    question = "How many passengers used the trams?"
+    assert shape_bonus("number", "The proposed Line 7 would serve the airport.", question, [], set()) == 0.0
+    assert shape_bonus("number", "In 2023 the trams carried 31.4 million passengers.", question, [], set()) > 0
