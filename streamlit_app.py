@@ -8,6 +8,7 @@ text is rendered as Markdown only (never as HTML), since it quotes documents.
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from research_assistant.progress import ProgressEvent
 from research_assistant.settings import get_settings
 
 DEFAULT_CORPUS = "examples/python-memory"
+logger = logging.getLogger("research_assistant.page")
 
 
 @dataclass
@@ -38,7 +40,7 @@ def page_state() -> PageState:
 
 
 def run(question: str, context: Context, state: PageState) -> None:
-    from research_assistant.corpus.indexer import CorpusError
+    from research_assistant.corpus.files import CorpusError
     from research_assistant.runner import run_research
     from research_assistant.services import ConfigurationError
 
@@ -55,6 +57,11 @@ def run(question: str, context: Context, state: PageState) -> None:
         except (CorpusError, ConfigurationError, ValueError) as error:
             state.error = str(error)
             status.update(label="Research could not run", state="error")
+            return
+        except Exception as error:  # a bug, not the analyst's mistake: say so in one line, log the details
+            logger.exception("research failed")
+            state.error = f"The research failed unexpectedly: {error!r}. The details are in the server log."
+            status.update(label="Research failed", state="error")
             return
         state.report, state.question = result["report_markdown"], question
         status.update(label="Research complete", state="complete", expanded=False)

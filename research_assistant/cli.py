@@ -104,11 +104,14 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             print(f"report written to {args.out}", file=stderr)
     else:
         stdout.write(markdown)
-    return EXIT_OK if result["evidence"] else EXIT_NO_EVIDENCE
+    if not result["evidence"]:
+        print("research-assistant: no evidence was found in the sources; the report lists the gaps", file=stderr)
+        return EXIT_NO_EVIDENCE
+    return EXIT_OK
 
 
 async def _research(question: str, context: Context, progress: TextIO | None) -> dict[str, Any]:
-    from research_assistant.corpus.indexer import CorpusError
+    from research_assistant.corpus.files import CorpusError
     from research_assistant.runner import run_research
     from research_assistant.services import ConfigurationError
 
@@ -124,7 +127,7 @@ async def _research(question: str, context: Context, progress: TextIO | None) ->
 
 
 def _check_corpus(corpus: Path) -> None:
-    from research_assistant.corpus.indexer import CorpusError, corpus_files
+    from research_assistant.corpus.files import CorpusError, corpus_files
 
     try:
         corpus_files(corpus)

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from research_assistant.corpus.loaders import SUPPORTED_SUFFIXES, CorpusFileError, load_file
+from research_assistant.corpus.files import check_folder, corpus_id_for, scan_folder
+from research_assistant.corpus.loaders import CorpusFileError, load_file
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.repository import ResearchRepository
@@ -24,10 +25,6 @@ from research_assistant.knowledge.repository import ResearchRepository
 _BATCH = 64
 """Documents loaded and indexed together: bounds memory while keeping the embedding batches large."""
 _WORKERS = min(4, os.cpu_count() or 1)
-
-
-class CorpusError(Exception):
-    """The corpus folder cannot be used; the message is one line, shown to the analyst."""
 
 
 @dataclass
@@ -40,53 +37,6 @@ class SyncReport:
     """Documents whose files are gone."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(file path, reason) of each file that could not be read."""
-
-
-def corpus_id_for(folder: Path) -> str:
-    """A short, stable id for a corpus folder, from its resolved path."""
-    return "C" + hashlib.sha1(folder.expanduser().resolve().as_posix().encode()).hexdigest()[:10]
-
-
-def _hidden(name: str) -> bool:
-    return name.startswith(".") or name.startswith("~$")  # dot files, and Office's lock files
-
-
-def _check_folder(corpus_dir: Path) -> Path:
-    folder = Path(corpus_dir).expanduser()
-    if not folder.exists():
-        raise CorpusError(f"corpus folder {folder} does not exist")
-    if not folder.is_dir():
-        raise CorpusError(f"corpus path {folder} is not a folder")
-    try:
-        with os.scandir(folder):
-            pass
-    except OSError as error:
-        raise CorpusError(f"cannot read corpus folder {folder}: {error.strerror or error}") from None
-    return folder.resolve()
-
-
-def _scan(folder: Path, unreadable: list[tuple[str, str]]) -> list[Path]:
-    """Supported files under a folder, recursively, skipping hidden ones; sub-folders that cannot be read
-    are added to `unreadable`."""
-
-    def note(error: OSError) -> None:
-        unreadable.append((Path(error.filename or folder).as_posix(), f"cannot read folder: {error.strerror}"))
-
-    found: list[Path] = []
-    for root, dirs, names in os.walk(folder, onerror=note):
-        dirs[:] = sorted(d for d in dirs if not _hidden(d))
-        for name in sorted(names):
-            path = Path(root, name)
-            if not _hidden(name) and path.suffix.lower() in SUPPORTED_SUFFIXES and path.is_file():
-                found.append(path)
-    if not found:
-        raise CorpusError(f"{folder} contains no .md, .txt, .html, .pdf or .docx files")
-    return found
-
-
-def corpus_files(corpus_dir: Path) -> list[Path]:
-    """The supported files of a corpus folder; raises `CorpusError` when the folder cannot be used."""
-    return _scan(_check_folder(corpus_dir), [])
 
 
 def _file_hash(path: Path) -> str:
@@ -120,7 +70,7 @@ class CorpusIndexer:
         """Bring the repository in line with the folder; raises `CorpusError` if the folder is unusable."""
         skipped: list[tuple[str, str]] = []
         files: dict[str, _File] = {}  # by source id: two links to one file are one document
-        for path in _scan(_check_folder(self.corpus_dir), skipped):
+        for path in scan_folder(check_folder(self.corpus_dir), skipped):
             locator = path.resolve().as_posix()
             source_id = source_id_for(locator)
             files.setdefault(source_id, _File(path=path, locator=locator, source_id=source_id))

@@ -25,7 +25,6 @@ logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Larger files are skipped: they would stall indexing, and are rarely documents to quote from."""
 
-SUPPORTED_SUFFIXES: frozenset[str] = frozenset({".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx"})
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xef\xbb\xbf", "utf-8-sig"),

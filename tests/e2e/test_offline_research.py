@@ -19,7 +19,8 @@ import pytest
 from fixtures.corpus_facts import CONFLICT, CONSENSUS, FACTS
 
 from research_assistant.context import Context, Depth
-from research_assistant.corpus.loaders import SUPPORTED_SUFFIXES, load_file
+from research_assistant.corpus.files import SUPPORTED_SUFFIXES
+from research_assistant.corpus.loaders import load_file
 from research_assistant.report.citations import unescape_markdown
 from research_assistant.report.verify import check_rendered_citations, parse_sources
 from research_assistant.runner import run_research

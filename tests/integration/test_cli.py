@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from research_assistant.cli import EXIT_OK, EXIT_USAGE, main
+from research_assistant.cli import EXIT_NO_EVIDENCE, EXIT_OK, EXIT_USAGE, main
 from research_assistant.settings import get_settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -74,19 +74,21 @@ def test_an_empty_corpus_is_refused(capsys: pytest.CaptureFixture[str], tmp_path
     assert_one_line_error(err, "no .md, .txt, .html, .pdf or .docx files")
 
 
-def test_an_unreadable_corpus_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_an_unreadable_corpus_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
     (locked / "a.md").write_text("# A\n\nText.")
-    locked.chmod(0)
-    try:
-        if (locked / "a.md").exists():  # root reads everything: nothing to test here
-            pytest.skip("running as root; permissions are not enforced")
-        code, _, err = run_cli(capsys, "What is the fare?", "--corpus", str(locked))
-        assert code == EXIT_USAGE
-        assert_one_line_error(err, "cannot be read")
-    finally:
-        locked.chmod(0o755)
+
+    def denied(path: object) -> None:  # what the OS answers for a folder without read permission
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("research_assistant.corpus.files.os.scandir", denied)
+    code, _, err = run_cli(capsys, "What is the fare?", "--corpus", str(locked))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "cannot read corpus folder")
+    assert "Permission denied" in err
 
 
 @pytest.mark.parametrize(
@@ -133,3 +135,14 @@ def test_the_report_goes_to_the_out_file(capsys: pytest.CaptureFixture[str], tmp
     assert out == ""
     assert (tmp_path / "report.md").read_text(encoding="utf-8").startswith("# ")
     assert "[search]" in err and "[synthesize]" in err  # progress, node by node
+
+
+def test_a_question_the_sources_cannot_answer_still_gets_a_report_and_exit_code_3(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run_cli(
+        capsys, "What is the airspeed velocity of an unladen swallow?", "--corpus", str(FIXTURES / "corpus")
+    )
+    assert code == EXIT_NO_EVIDENCE
+    assert "## Gaps" in out and "No evidence was found" in out
+    assert "no evidence was found in the sources" in err

@@ -8,7 +8,8 @@ from pathlib import Path
 import docx
 import pytest
 
-from research_assistant.corpus.indexer import CorpusError, CorpusIndexer, corpus_files, corpus_id_for
+from research_assistant.corpus.files import CorpusError, corpus_files, corpus_id_for
+from research_assistant.corpus.indexer import CorpusIndexer
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import source_id_for
 from research_assistant.knowledge.embeddings import HashingEmbedding

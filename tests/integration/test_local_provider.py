@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from research_assistant.corpus.indexer import CorpusError, CorpusIndexer, SyncReport
+from research_assistant.corpus.files import CorpusError
+from research_assistant.corpus.indexer import CorpusIndexer, SyncReport
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.embeddings import HashingEmbedding
 from research_assistant.knowledge.repository import ResearchRepository

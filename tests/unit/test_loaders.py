@@ -12,7 +12,8 @@ from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from research_assistant.corpus import loaders
-from research_assistant.corpus.loaders import SUPPORTED_SUFFIXES, CorpusFileError, load_file
+from research_assistant.corpus.files import SUPPORTED_SUFFIXES
+from research_assistant.corpus.loaders import CorpusFileError, load_file
 
 
 def make_pdf(path: Path, lines: list[str], metadata: dict[str, str] | None = None) -> Path:

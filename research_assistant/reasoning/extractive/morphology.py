@@ -49,7 +49,33 @@ VERBS: frozenset[str] = _set(
     target teach tell tend terminate test think threaten throw tolerate track trade train transfer transform
     translate transmit transport travel treat trigger try turn undergo understand unite update upgrade use
     validate vary verify violate visit vote wait wake walk want warn wash watch weaken wear weigh win wish
-    withdraw work worry write yield spawn reclaim deallocate"""
+    withdraw work worry write yield spawn reclaim deallocate close seem look sound export erupt hatch rebase
+    abandon absorb accelerate accompany accumulate accuse acknowledge activate advise afford amend amplify anticipate
+    appreciate assert authenticate authorize automate await beg bend bind blame bless boil boost bother breed brew
+    browse bury calibrate cancel capitalize celebrate certify characterize chase cheat circulate cite clarify
+    classify climb cling clone coexist collaborate colonize commute compensate complain complicate comprise condemn
+    condense configure confuse conquer conserve constrain consult contaminate contend convey cook correlate
+    correspond corrupt crawl crush cultivate customize debug deceive decode decompose decorate decrypt dedicate
+    deepen defer deflate degrade delegate demolish depart depreciate descend deserve despise deteriorate devote
+    diagnose dictate digest dilute diminish dine dip direct disable disagree discard disclose discourage disguise
+    dismiss dispatch displace dispose disrupt distort disturb dive diversify dominate donate drown dwell educate
+    elect elevate embed embrace emphasize encrypt endanger endorse endure enjoy enrich enroll entertain equip erase
+    erode escalate evacuate evade exaggerate excel excite exclude exhaust expire exploit extinguish facilitate fade
+    fetch flee flip float foster frighten fulfil fulfill gamble grab graduate greet heal hesitate hire hurry ignite
+    illustrate immigrate impair impress imprison incentivize incur induce infect infer inflate inhabit initiate
+    inject injure innovate inquire inspect inspire instruct insulate insure intensify intercept interrupt intervene
+    invite irritate justify kneel lean leap liquidate magnify manipulate manufacture maximize mediate memorize
+    mislead mitigate mobilize moderate modernize motivate mount navigate neglect nominate normalize nourish nurture
+    oblige obscure offend omit oppose oscillate outlast outperform outweigh overlook oversee overwrite plead please
+    pollute possess postpone pour pray precede preach predate prescribe presume pretend prevail prioritize
+    privatize proceed proclaim prolong prompt pronounce propagate prosecute prosper provoke punish purify quantify
+    ratify reassure recede reconstruct recruit redeem redirect redistribute refine refresh rehearse reinforce
+    reinstate reiterate rejoice relax relieve relocate remind rename renew renounce reorganize repay repeal
+    replicate repel resign resize restart restructure retaliate revise revive revoke revolve rewrite rid ripen
+    rinse roam rot rub ruin satisfy scare scatter scrape seize serialize sew shorten shrug sift simulate soften
+    solicit soothe sow specialize speculate steer strive stumble subsidize subtract suck sue summarize supervise
+    surpass swallow symbolize sympathize tempt throw tighten tilt transcribe tremble undermine underline undertake
+    unfold unify uninstall unlock unpack uphold upload urge utilize vanish weave weep widen worsen"""
 )
 """Common base-form verbs (a closed list; suffixes like -ize, -ify and -ate add more)."""
 
@@ -63,142 +89,60 @@ NOUN_LIKE_VERBS: frozenset[str] = _set(
     research reserve rest result return review rise rule run sail scale schedule score search share shift
     sign sort stack start state step store structure study supply support switch target test thread time
     trade track train transfer transport trust turn type update use value view vote walk watch water wave
-    work yield spawn"""
+    work yield spawn pump bloom orbit boom leak hash fork wind bear lie ring sink fly cast bet bid
+    age balance ban bargain base battle benefit block cache catch challenge charge check comment commit concern
+    contract contrast copy cost cover crack credit cure damage dance debate decay deposit desire doubt double drain
+    dream dress drift dump encounter escape exercise exhibit feature filter finance fix flood fold forecast frame
+    fund guarantee guard guess guide halt harm harvest host hunt index issue jump kick knock label lack land laugh
+    lease lift like lock log map march master mention merge mine murder pack paint panic pardon park patch pause
+    pile plant pledge plunge point polish pose position post practice practise praise present price print probe
+    profile profit program progress project promise protest pull push query question quote race rain rank rate
+    reign reply risk roll round rush sacrifice sample scan score screen seal sense sequence shelter ship shout sigh
+    signal slice slide slip smash smoke snap soak sort spark spell spill spin sponsor sprint squeeze stack stain
+    stamp stare stem stir stitch stream stretch strip subscribe substitute supplement surge surrender survey
+    suspect swap sway sweep swell swing tackle tag tap taste tax tear tip toss total touch tour tow trace
+    transition trap trim trouble tune twist type undo veto view volunteer wander warm waste welcome whisper wipe
+    wonder wrap wreck yell zoom"""
 )
 """Base-form verbs that are as often nouns ('the printing press', 'interest rates'): weaker evidence of a verb."""
 
-_IRREGULAR = {
-    "arise": ("arose", "arisen"),
-    "be": ("was", "been"),
-    "bear": ("bore", "borne"),
-    "beat": ("beat", "beaten"),
-    "become": ("became", "become"),
-    "begin": ("began", "begun"),
-    "bend": ("bent", "bent"),
-    "bind": ("bound", "bound"),
-    "bite": ("bit", "bitten"),
-    "bleed": ("bled", "bled"),
-    "blow": ("blew", "blown"),
-    "break": ("broke", "broken"),
-    "breed": ("bred", "bred"),
-    "bring": ("brought", "brought"),
-    "broadcast": ("broadcast", "broadcast"),
-    "build": ("built", "built"),
-    "burst": ("burst", "burst"),
-    "buy": ("bought", "bought"),
-    "cast": ("cast", "cast"),
-    "catch": ("caught", "caught"),
-    "choose": ("chose", "chosen"),
-    "cling": ("clung", "clung"),
-    "come": ("came", "come"),
-    "cost": ("cost", "cost"),
-    "creep": ("crept", "crept"),
-    "cut": ("cut", "cut"),
-    "deal": ("dealt", "dealt"),
-    "dig": ("dug", "dug"),
-    "do": ("did", "done"),
-    "draw": ("drew", "drawn"),
-    "drink": ("drank", "drunk"),
-    "drive": ("drove", "driven"),
-    "eat": ("ate", "eaten"),
-    "fall": ("fell", "fallen"),
-    "feed": ("fed", "fed"),
-    "feel": ("felt", "felt"),
-    "fight": ("fought", "fought"),
-    "find": ("found", "found"),
-    "flee": ("fled", "fled"),
-    "fly": ("flew", "flown"),
-    "forbid": ("forbade", "forbidden"),
-    "forecast": ("forecast", "forecast"),
-    "forget": ("forgot", "forgotten"),
-    "forgive": ("forgave", "forgiven"),
-    "freeze": ("froze", "frozen"),
-    "get": ("got", "gotten"),
-    "give": ("gave", "given"),
-    "go": ("went", "gone"),
-    "grind": ("ground", "ground"),
-    "grow": ("grew", "grown"),
-    "hang": ("hung", "hung"),
-    "have": ("had", "had"),
-    "hear": ("heard", "heard"),
-    "hide": ("hid", "hidden"),
-    "hit": ("hit", "hit"),
-    "hold": ("held", "held"),
-    "hurt": ("hurt", "hurt"),
-    "keep": ("kept", "kept"),
-    "know": ("knew", "known"),
-    "lay": ("laid", "laid"),
-    "lead": ("led", "led"),
-    "leave": ("left", "left"),
-    "lend": ("lent", "lent"),
-    "let": ("let", "let"),
-    "lie": ("lay", "lain"),
-    "light": ("lit", "lit"),
-    "lose": ("lost", "lost"),
-    "make": ("made", "made"),
-    "mean": ("meant", "meant"),
-    "meet": ("met", "met"),
-    "overcome": ("overcame", "overcome"),
-    "overtake": ("overtook", "overtaken"),
-    "pay": ("paid", "paid"),
-    "put": ("put", "put"),
-    "quit": ("quit", "quit"),
-    "read": ("read", "read"),
-    "rebuild": ("rebuilt", "rebuilt"),
-    "reset": ("reset", "reset"),
-    "ride": ("rode", "ridden"),
-    "ring": ("rang", "rung"),
-    "rise": ("rose", "risen"),
-    "run": ("ran", "run"),
-    "say": ("said", "said"),
-    "see": ("saw", "seen"),
-    "seek": ("sought", "sought"),
-    "sell": ("sold", "sold"),
-    "send": ("sent", "sent"),
-    "set": ("set", "set"),
-    "shake": ("shook", "shaken"),
-    "shine": ("shone", "shone"),
-    "shoot": ("shot", "shot"),
-    "show": ("showed", "shown"),
-    "shrink": ("shrank", "shrunk"),
-    "shut": ("shut", "shut"),
-    "sing": ("sang", "sung"),
-    "sink": ("sank", "sunk"),
-    "sit": ("sat", "sat"),
-    "sleep": ("slept", "slept"),
-    "slide": ("slid", "slid"),
-    "speak": ("spoke", "spoken"),
-    "spend": ("spent", "spent"),
-    "spin": ("spun", "spun"),
-    "split": ("split", "split"),
-    "spread": ("spread", "spread"),
-    "stand": ("stood", "stood"),
-    "steal": ("stole", "stolen"),
-    "stick": ("stuck", "stuck"),
-    "strike": ("struck", "struck"),
-    "swear": ("swore", "sworn"),
-    "sweep": ("swept", "swept"),
-    "swim": ("swam", "swum"),
-    "swing": ("swung", "swung"),
-    "take": ("took", "taken"),
-    "teach": ("taught", "taught"),
-    "tear": ("tore", "torn"),
-    "tell": ("told", "told"),
-    "think": ("thought", "thought"),
-    "throw": ("threw", "thrown"),
-    "undergo": ("underwent", "undergone"),
-    "understand": ("understood", "understood"),
-    "undertake": ("undertook", "undertaken"),
-    "upset": ("upset", "upset"),
-    "wake": ("woke", "woken"),
-    "wear": ("wore", "worn"),
-    "win": ("won", "won"),
-    "wind": ("wound", "wound"),
-    "withdraw": ("withdrew", "withdrawn"),
-    "write": ("wrote", "written"),
-}
+
+def _forms(text: str) -> dict[str, tuple[str, str]]:
+    table: dict[str, tuple[str, str]] = {}
+    for entry in text.split():
+        base, past_form, participle = entry.split(":")
+        table[base] = (past_form, participle)
+    return table
+
+
+_IRREGULAR = _forms(
+    """arise:arose:arisen be:was:been bear:bore:borne beat:beat:beaten become:became:become begin:began:begun
+    bend:bent:bent bind:bound:bound bite:bit:bitten bleed:bled:bled blow:blew:blown break:broke:broken
+    breed:bred:bred bring:brought:brought broadcast:broadcast:broadcast build:built:built burst:burst:burst
+    buy:bought:bought cast:cast:cast catch:caught:caught choose:chose:chosen cling:clung:clung come:came:come
+    cost:cost:cost creep:crept:crept cut:cut:cut deal:dealt:dealt dig:dug:dug do:did:done draw:drew:drawn
+    drink:drank:drunk drive:drove:driven eat:ate:eaten fall:fell:fallen feed:fed:fed feel:felt:felt
+    fight:fought:fought find:found:found flee:fled:fled fly:flew:flown forbid:forbade:forbidden
+    forecast:forecast:forecast forget:forgot:forgotten forgive:forgave:forgiven freeze:froze:frozen get:got:gotten
+    give:gave:given go:went:gone grind:ground:ground grow:grew:grown hang:hung:hung have:had:had hear:heard:heard
+    hide:hid:hidden hit:hit:hit hold:held:held hurt:hurt:hurt keep:kept:kept know:knew:known lay:laid:laid
+    lead:led:led leave:left:left lend:lent:lent let:let:let lie:lay:lain light:lit:lit lose:lost:lost make:made:made
+    mean:meant:meant meet:met:met overcome:overcame:overcome overtake:overtook:overtaken pay:paid:paid put:put:put
+    quit:quit:quit read:read:read rebuild:rebuilt:rebuilt reset:reset:reset ride:rode:ridden ring:rang:rung
+    rise:rose:risen run:ran:run say:said:said see:saw:seen seek:sought:sought sell:sold:sold send:sent:sent
+    set:set:set shake:shook:shaken shine:shone:shone shoot:shot:shot show:showed:shown shrink:shrank:shrunk
+    shut:shut:shut sing:sang:sung sink:sank:sunk sit:sat:sat sleep:slept:slept slide:slid:slid speak:spoke:spoken
+    spend:spent:spent spin:spun:spun split:split:split spread:spread:spread stand:stood:stood steal:stole:stolen
+    stick:stuck:stuck strike:struck:struck swear:swore:sworn sweep:swept:swept swim:swam:swum swing:swung:swung
+    take:took:taken teach:taught:taught tear:tore:torn tell:told:told think:thought:thought throw:threw:thrown
+    undergo:underwent:undergone understand:understood:understood undertake:undertook:undertaken upset:upset:upset
+    wake:woke:woken wear:wore:worn win:won:won wind:wound:wound withdraw:withdrew:withdrawn write:wrote:written"""
+)
+"""Irregular verbs: base -> (past, past participle)."""
 _FROM_IRREGULAR = {form: base for base, forms in _IRREGULAR.items() for form in forms if form != base}
-_STRESSED_LAST = _set("begin forget upset admit commit compel control occur omit permit prefer refer regret submit transfer equip rebel")
+_STRESSED_LAST = _set(
+    "begin forget upset admit commit compel control occur omit permit prefer refer regret submit transfer equip rebel"
+)
 _NOT_PARTICIPLES = _set(
     "need needed speed seed breed feed bleed proceed succeed exceed indeed hundred kindred sacred naked wicked "
     "rugged ragged bed red shed wed"
@@ -217,7 +161,7 @@ _CVC = re.compile(r"(?:^|[^aeiou])[aeiou][^aeiouwxy]$")
 
 def is_base_verb(word: str) -> bool:
     """Whether a lower-case word can be a base-form verb: listed, or with a verb suffix ('optimize')."""
-    return word in VERBS or word in NOUN_LIKE_VERBS or bool(_VERB_SUFFIX.fullmatch(word))
+    return word in VERBS or word in NOUN_LIKE_VERBS or word in _IRREGULAR or bool(_VERB_SUFFIX.fullmatch(word))
 
 
 def is_clear_verb(word: str) -> bool:
@@ -293,7 +237,7 @@ def is_participle(word: str) -> bool:
     """A past participle: irregular ('built', 'born') or a regular -ed form ('founded', 'polarized')."""
     if word == "born" or word in _FROM_IRREGULAR:
         return word not in ("was", "did", "had")
-    return len(word) > 4 and word.endswith("ed") and word not in _NOT_PARTICIPLES
+    return len(word) >= 4 and word.endswith("ed") and word not in _NOT_PARTICIPLES
 
 
 def is_plural_noun(word: str) -> bool:
@@ -301,7 +245,9 @@ def is_plural_noun(word: str) -> bool:
     low = word.lower()
     if low in _IRREGULAR_PLURALS:
         return True
-    if word[:1].isupper() and not re.fullmatch(r"[A-Z0-9]{2,}s", word):
+    if re.fullmatch(r"[A-Z0-9]{2,}s", word):
+        return True  # 'APIs', 'GPUs'
+    if word[:1].isupper():
         return False  # a name such as 'Windows' or 'Athens'
     if low in _SINGULAR_S or re.search(r"(?:ss|us|is|ics|ness|ous)$", low):
         return False

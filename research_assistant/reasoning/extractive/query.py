@@ -20,7 +20,9 @@ GENERIC_TERMS: frozenset[str] = frozenset(
         pitfall pitfalls best practice practices trade-off trade-offs choose differ difference key fact facts
         benefit benefits drawback drawbacks current development developments expert experts disagree
         related relate understand explain figure figures describe apply applies specific known say says source
-        sources different overview background needed happen happens"""
+        sources different overview background needed happen happens mechanism mechanisms involved factor factors
+        led consequence consequences event events show shows explanation explanations way context related
+        uncertainty uncertainties"""
     )
 )
 """Stems of the planner's template words: never enough, alone, to make a sentence relevant."""

@@ -1,13 +1,22 @@
 """How evidence items relate across sources: agreement (consensus) and disagreement (conflicts).
 
-Both are conservative, lexical heuristics over HashingEmbedding cosine and stemmed-term overlap:
+Both are conservative, classical heuristics over items from different sources:
 
-- consensus: items from different sources that say nearly the same thing
-  (cosine >= 0.62 and term Jaccard >= 0.4, same polarity, no differing figures);
-- conflict: items from different sources about the same subject (cosine >= 0.65,
-  Jaccard of non-numeric terms >= 0.5) whose figures differ by more than 10% (for the same
-  named thing and the same year), or that are near-identical (Jaccard >= 0.6, same first
-  term) but one negates the other.
+- consensus: the two say nearly the same thing (HashingEmbedding cosine >= 0.62, stemmed-term
+  Jaccard >= 0.4, same polarity, no differing figures), or they state the same specific facts: every
+  figure and date of the shorter (at least one, beyond those the question gives) is in the longer, as
+  are most of its terms (>= 50%) and nearly all of the terms that lead up to its first figure
+  ('The network opened on 14 September 1987.' and 'The new network opened on 14 September 1987
+  with a single line ...');
+- conflict: the same measured thing with figures more than 10% apart. Either near-identical
+  statements (cosine >= 0.65, Jaccard of non-numeric terms >= 0.5) whose figures differ for the same
+  named thing and year, or two statements of a measurement (see `measures`): the same year and period
+  context ('in 2023', 'on an average weekday'), the same magnitude and unit ('million passengers',
+  'km', '%'), a shared term before the figure (the verb or the subject, 'carried') and no figure that
+  agrees, while neither names another entity the other lacks. Percentage changes ('an increase of 6
+  percent'), statements for other periods or entities and list-like statements (more than three
+  figures) never conflict. And near-identical statements (Jaccard >= 0.6, same first term) where one
+  negates the other.
 """
 
 from __future__ import annotations
@@ -16,14 +25,26 @@ import re
 from dataclasses import dataclass
 
 from research_assistant.knowledge.text import STOPWORDS, content_terms, words
+from research_assistant.reasoning.extractive.measures import (
+    MAX_FIGURES,
+    MONTHS,
+    TOLERANCE,
+    YEAR,
+    changes,
+    different_context,
+    measurements_differ,
+    named,
+    share,
+    terms,
+)
 from research_assistant.reasoning.extractive.signals import is_negated, numbers_in
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence
 
-_NAMED_NUMBER = re.compile(r"\b[A-Z][\w+#-]*\s+v?\d+(?:\.\d+)*\b")
-_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 CONSENSUS_COSINE = 0.62
 CONSENSUS_JACCARD = 0.4
+CONSENSUS_SHARE = 0.5
+"""Share of the shorter statement's terms the longer must hold when both state the same figures."""
 CONFLICT_COSINE = 0.65
 CONFLICT_JACCARD = 0.5
 NEGATION_JACCARD = 0.6
@@ -36,34 +57,29 @@ class Disagreement:
     topic: str
 
 
-def _terms(text: str) -> set[str]:
-    return {t for t in content_terms(text) if not t.replace(".", "").replace(",", "").isdigit()}
-
-
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def _named(text: str) -> list[str]:
-    """Numbers that name something rather than measure it: 'Python 3.12', 'Windows 11', 'PEP 703'."""
-    return [m.group().lower() for m in _NAMED_NUMBER.finditer(text)]
-
-
 def _values(text: str, ignore: set[str]) -> tuple[list[float], list[float]]:
     """(years, other figures) of a text, without named numbers and numbers the question itself gives."""
-    named = " ".join(_named(text))
+    naming = " ".join(named(text))
     years: list[float] = []
     figures: list[float] = []
+    changed = changes(text)
     for number in numbers_in(text):
-        if number in ignore or re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", named):
+        if number in ignore or re.search(rf"(?<![\w.]){re.escape(number)}(?![\w.])", naming):
             continue
         value = float(number.rstrip("%"))
-        (years if _YEAR.fullmatch(number) else figures).append(value)
+        if number.endswith("%") and value in changed:
+            continue  # a percentage change, not a level: '... an increase of 6 percent'
+
+        (years if YEAR.fullmatch(number) else figures).append(value)
     return years, figures
 
 
 def _far_apart(xs: list[float], ys: list[float]) -> bool:
-    return all(abs(x - y) > 0.1 * max(abs(x), abs(y), 1e-9) for x in xs for y in ys)
+    return all(abs(x - y) > TOLERANCE * max(abs(x), abs(y), 1e-9) for x in xs for y in ys)
 
 
 def _figures_differ(a: str, b: str, ignore: set[str]) -> bool:
@@ -73,11 +89,11 @@ def _figures_differ(a: str, b: str, ignore: set[str]) -> bool:
     ('in 2016 ...' vs 'in 2017 ...') do not contradict each other; figures within 10% agree, and
     statements that give only years conflict when they share none ('founded in 1694' vs '... 1696').
     """
-    if set(_named(a)) != set(_named(b)):
+    if set(named(a)) != set(named(b)) or different_context(a, b):
         return False
     years_a, figures_a = _values(a, ignore)
     years_b, figures_b = _values(b, ignore)
-    if len(figures_a) > 3 or len(figures_b) > 3:
+    if len(figures_a) > MAX_FIGURES or len(figures_b) > MAX_FIGURES:
         return False
     if figures_a and figures_b:
         same_time = not years_a or not years_b or set(years_a) == set(years_b)
@@ -87,8 +103,42 @@ def _figures_differ(a: str, b: str, ignore: set[str]) -> bool:
     return bool(years_a and years_b) and not set(years_a) & set(years_b)
 
 
+def _facts(text: str, ignore: set[str]) -> set[str]:
+    return {n for n in numbers_in(text) if n not in ignore} | {w for w in words(text) if w in MONTHS}
+
+
+def _shorter_first(a: str, b: str) -> tuple[str, str]:
+    shorter, longer = sorted((a, b), key=lambda text: (len(terms(text)), text))
+    return shorter, longer
+
+
+def _lead(text: str) -> set[str]:
+    """The terms before a statement's first figure: what the figure is about ('The network opened on ...')."""
+    first_fact = re.search(r"\d", text)
+    return terms(text[: first_fact.start()]) if first_fact else set()
+
+
+def _same_lead(shorter: str, longer: str) -> bool:
+    """Whether the longer holds nearly all of the shorter's lead terms (all of them when two or fewer)."""
+    lead = _lead(shorter)
+    return len(lead - terms(longer)) <= len(lead) // 3
+
+
+def _same_facts(a: str, b: str, ignore: set[str]) -> bool:
+    """Whether two statements state the same specific facts: all the shorter's figures and dates (one or
+    more) are in the longer, as are most of its terms and nearly all of those before its first figure."""
+    shorter, longer = _shorter_first(a, b)
+    facts = _facts(shorter, ignore)
+    if not facts or not facts <= _facts(longer, set()):
+        return False
+    own, others = terms(shorter), terms(longer)
+    if len(own) < 2 or share(own, others) < CONSENSUS_SHARE:
+        return False
+    return _same_lead(shorter, longer) if _lead(shorter) else share(own, others) >= 2 / 3
+
+
 def _shared_topic(a: str, b: str) -> str:
-    shared = _terms(a) & _terms(b)
+    shared = terms(a) & terms(b)
     picked: list[str] = []
     for word in words(a):
         if word in STOPWORDS or word.isdigit():
@@ -103,7 +153,7 @@ def find_conflicts(evidence: list[Evidence], embedder: Embedder, question: str =
     """Pairs of items from different sources that disagree, best-scored first; each item in one pair at most."""
     ignore = set(numbers_in(question))
     order = sorted(range(len(evidence)), key=lambda i: (-evidence[i].score, evidence[i].id))
-    terms = {i: _terms(evidence[i].claim) for i in order}
+    term_sets = {i: terms(evidence[i].claim) for i in order}
     used: set[int] = set()
     found: list[Disagreement] = []
     for pos, i in enumerate(order):
@@ -111,17 +161,25 @@ def find_conflicts(evidence: list[Evidence], embedder: Embedder, question: str =
             if i in used or j in used or evidence[i].source_id == evidence[j].source_id:
                 continue
             a, b = evidence[i].claim, evidence[j].claim
-            jaccard = _jaccard(terms[i], terms[j])
-            if jaccard < CONFLICT_JACCARD:
-                continue
-            cosine = embedder.similarity(a, b)
-            numeric = cosine >= CONFLICT_COSINE and _figures_differ(a, b, ignore)
+            jaccard = _jaccard(term_sets[i], term_sets[j])
+            similar = jaccard >= CONFLICT_JACCARD and embedder.similarity(a, b) >= CONFLICT_COSINE
+            numeric = (similar and _figures_differ(a, b, ignore)) or measurements_differ(a, b)
             first_a, first_b = content_terms(a)[:1], content_terms(b)[:1]
             negation = jaccard >= NEGATION_JACCARD and first_a == first_b and is_negated(a) != is_negated(b)
             if numeric or negation:
                 used.update((i, j))
                 found.append(Disagreement(i, j, _shared_topic(a, b) or "conflicting statements"))
     return found
+
+
+def _agree(a: str, b: str, embedder: Embedder, ignore: set[str]) -> bool:
+    if is_negated(a) != is_negated(b):
+        return False
+    if _same_facts(a, b, ignore):
+        return True
+    if _jaccard(terms(a), terms(b)) < CONSENSUS_JACCARD or embedder.similarity(a, b) < CONSENSUS_COSINE:
+        return False
+    return _same_lead(*_shorter_first(a, b)) and not _figures_differ(a, b, ignore)
 
 
 def find_consensus(
@@ -140,13 +198,9 @@ def find_consensus(
         for j in order:
             if j in used or j == i or evidence[j].source_id in sources:
                 continue
-            a, b = evidence[i].claim, evidence[j].claim
-            if _jaccard(_terms(a), _terms(b)) < CONSENSUS_JACCARD or embedder.similarity(a, b) < CONSENSUS_COSINE:
-                continue
-            if is_negated(a) != is_negated(b) or _figures_differ(a, b, ignore):
-                continue
-            group.append(j)
-            sources.append(evidence[j].source_id)
+            if _agree(evidence[i].claim, evidence[j].claim, embedder, ignore):
+                group.append(j)
+                sources.append(evidence[j].source_id)
         if len(group) > 1:
             used.update(group)
             groups.append(group)

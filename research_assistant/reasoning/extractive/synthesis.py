@@ -3,15 +3,19 @@
 Every finding is a verbatim evidence claim that cites its own evidence id (a
 consensus finding also cites the items that agree with it). The only text not
 taken from evidence is the title, the section headings (the sub-questions),
-the gaps and the caveats.
+the gaps and the caveats. The summary holds the direct answers: the strong items
+of the question's own sub-question and of each part of a compound question
+('How does Python manage memory?'), the best of each part first; the key
+findings lead with them.
 """
 
 from __future__ import annotations
 
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
+from research_assistant.reasoning.extractive.question_parse import parse_question
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
-from research_assistant.reasoning.extractive.signals import collapse
+from research_assistant.reasoning.extractive.signals import collapse, normalize_query
 from research_assistant.reasoning.extractive.terms import terms_of
 from research_assistant.reasoning.extractive.vectors import Embedder, mmr
 from research_assistant.schemas import (
@@ -75,22 +79,33 @@ def _sections(plan: ResearchPlan, items: list[Evidence], embedder: Embedder) -> 
     return sections
 
 
+def direct_sub_questions(question: str, plan: ResearchPlan) -> list[str]:
+    """Ids of the sub-questions that ask the question itself: the first, and one per part of a compound
+    question ('How does Python manage memory?' for '... manage memory and reclaim reference cycles?')."""
+    parsed = parse_question(question)
+    parts = {normalize_query(text) for text in parsed.sub_questions()} if parsed else set()
+    ids = [sq.id for sq in plan.sub_questions[1:] if normalize_query(sq.text) in parts]
+    return [plan.sub_questions[0].id, *ids] if plan.sub_questions else []
+
+
 def _key_findings(
-    question: str, analysis: QueryAnalysis, plan: ResearchPlan, items: list[Evidence], embedder: Embedder, count: int
+    question: str, plan: ResearchPlan, items: list[Evidence], embedder: Embedder, count: int
 ) -> list[tuple[Evidence, float]]:
-    """The best findings for the question as a whole, with their relevance: direct answers first, then
-    other aspects, chosen by MMR so that they do not repeat each other."""
-    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    """The best findings for the question as a whole, with their relevance: direct answers (items of the
+    sub-questions that ask the question or one of its parts) ranked by their own score, other aspects
+    discounted, chosen by MMR so that they do not repeat each other."""
+    direct = direct_sub_questions(question, plan)
+    first = direct[0] if direct else ""
     pool: dict[str, Evidence] = {}
-    for item in sorted(items, key=lambda e: (e.sub_question_id != first, -e.score, e.id)):
-        pool.setdefault(item.claim.lower(), item)  # a direct answer keeps its first-sub-question score
+    for item in sorted(items, key=lambda e: (e.sub_question_id not in direct, -e.score, e.id)):
+        pool.setdefault(item.claim.lower(), item)  # a direct answer keeps its direct sub-question's score
     candidates = list(pool.values())
     whole = build_query(question, SubQuestion(id=first or "q1", text=question))
     query = embedder.vector(question)
     relevance = []
     for e in candidates:
-        if e.sub_question_id == first:
-            relevance.append(e.score)  # already scored against the question itself
+        if e.sub_question_id in direct:
+            relevance.append(e.score)  # already scored against the question or one of its parts
             continue
         coverage = concept_coverage(whole.concepts, set(terms_of(e.claim)))
         cosine = min(1.0, max(0.0, float(embedder.vector(e.claim) @ query)) / 0.5)
@@ -99,11 +114,17 @@ def _key_findings(
     return [(candidates[i], relevance[i]) for i in chosen]
 
 
-def _summary(key: list[tuple[Evidence, float]], first: str, size: int) -> list[Evidence]:
-    """The direct answers among the key findings (strong items of the first sub-question), else the best one."""
+def _summary(key: list[tuple[Evidence, float]], direct_ids: list[str], size: int) -> list[Evidence]:
+    """The direct answers among the key findings (strong items of the sub-questions that ask the question
+    itself), the best answer to each part first; else the best finding."""
     ranked = sorted(key, key=lambda pair: (-pair[1], pair[0].id))
-    direct = [e for e, relevance in ranked if e.sub_question_id == first and relevance >= STRONG_RELEVANCE]
-    return (direct or [e for e, _ in ranked][:1])[:size]
+    direct = [e for e, relevance in ranked if e.sub_question_id in direct_ids and relevance >= STRONG_RELEVANCE]
+    leads = [
+        next(e for e in direct if e.sub_question_id == i)
+        for i in direct_ids
+        if any(e.sub_question_id == i for e in direct)
+    ]
+    return ([*leads, *(e for e in direct if e not in leads)] or [e for e, _ in ranked][:1])[:size]
 
 
 def _gaps(plan: ResearchPlan, coverage: list[Coverage]) -> list[str]:
@@ -170,9 +191,9 @@ def write_report(
     items = usable_evidence(evidence, sources)
     sections = _sections(plan, items, embedder)
     count = min(MAX_KEY_FINDINGS, max(3, len(sections) + 1))
-    key = _key_findings(question, analysis, plan, items, embedder, count)
+    key = _key_findings(question, plan, items, embedder, count)
     summary_size = 2 if analysis.intent is Intent.QUICK_ANSWER else 3
-    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    summary = _summary(key, direct_sub_questions(question, plan), summary_size)  # key findings lead with it
     pool = distinct_claims(items)
     disagreements = find_conflicts(pool, embedder, question)
     in_conflict = frozenset(i for d in disagreements for i in (d.first, d.second))
@@ -185,8 +206,8 @@ def write_report(
     return ResearchReport(
         title=title_for(question),
         question=question,
-        summary=[_finding(e) for e in _summary(key, first, summary_size)],
-        key_findings=[_finding(e) for e, _ in key],
+        summary=[_finding(e) for e in summary],
+        key_findings=[_finding(e) for e in [*summary, *(e for e, _ in key if e not in summary)]],
         sections=sections,
         consensus=consensus,
         conflicts=conflicts,

@@ -165,3 +165,28 @@ async def test_the_reasoner_runs_the_whole_loop_offline() -> None:
     result = await reasoner.synthesize(QUESTION, analysis, plan, evidence, SOURCES, assessment)
     assert result.summary[0].text == evidence[0].claim
     assert {i for f in all_findings(result) for i in f.evidence_ids} <= {e.id for e in evidence}
+
+
+def test_the_summary_answers_each_part_of_a_compound_question_first() -> None:
+    question = "How does Python manage memory and reclaim reference cycles?"
+    plan = ResearchPlan(
+        sub_questions=[
+            SubQuestion(id="q1", text=question),
+            SubQuestion(id="q2", text="How does Python manage memory?", priority=2),
+            SubQuestion(id="q3", text="How does Python reclaim reference cycles?", priority=2),
+            SubQuestion(id="q4", text="What is Python?", priority=3),
+        ],
+        min_sources=2,
+        min_evidence_per_question=1,
+    )
+    evidence = [
+        item(1, "q1", "S1", "Reference counting cannot reclaim a reference cycle.", 0.8),
+        item(2, "q1", "S2", "Typical reference counting implementations cannot reclaim objects in a cycle.", 0.75),
+        item(3, "q2", "S3", "Python manages memory in a private heap controlled by the Python memory manager.", 0.6),
+        item(4, "q3", "S4", "The cyclic garbage collector periodically finds and reclaims unreachable cycles.", 0.55),
+        item(5, "q4", "S1", "Python is a high-level, general-purpose programming language.", 0.9),
+    ]
+    result = write_report(question, analyze_question(question), plan, evidence, SOURCES, None, Embedder())
+    assert [f.evidence_ids for f in result.summary] == [["E1"], ["E3"], ["E4"]]
+    key = [f.evidence_ids[0] for f in result.key_findings]
+    assert key[:3] == ["E1", "E3", "E4"]  # the key findings lead with the direct answers; background comes later
