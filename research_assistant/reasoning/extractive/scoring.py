@@ -27,6 +27,7 @@ is never evidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,6 +46,9 @@ MIN_RELEVANCE = 0.3
 """Below this a sentence is not evidence."""
 MISSING_SHAPE_FIT = 0.8
 """A 'how many' or 'when' question is not answered by a sentence without a figure or a date."""
+VERSION_NOTE = re.compile(r"^(?:changed|new|added|deprecated|removed) (?:in|since) version\b", re.IGNORECASE)
+VERSION_NOTE_FIT = 0.6
+"""'Changed in version 3.7: ...' notes in reference documentation record history; they rarely answer."""
 STRONG_RELEVANCE = 0.4
 """At or above this a sentence answers its sub-question well; progress counts such items."""
 
@@ -187,7 +191,8 @@ def candidate_features(
                 focus=max((index.idf(t) for t in query.subject if t in opening), default=0.0) / top_idf,
                 bonus=shape + phrases + entity_bonus(query.entities, candidate.quote),
                 length=length_factor(candidate.focal),
-                shape_fit=MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0,
+                shape_fit=(MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0)
+                * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0),
             )
         )
     return features

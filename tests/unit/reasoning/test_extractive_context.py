@@ -76,3 +76,17 @@ def test_a_number_that_names_something_is_not_a_count() -> None:
     question = "How many passengers used the trams?"
     assert shape_bonus("number", "The proposed Line 7 would serve the airport.", question, [], set()) == 0.0
     assert shape_bonus("number", "In 2023 the trams carried 31.4 million passengers.", question, [], set()) > 0
+
+
+def test_a_version_note_does_not_outrank_the_description() -> None:
+    docs = Passage(
+        source_id="S-sys",
+        title="sys — System-specific parameters and functions",
+        text=(
+            "sys.setrecursionlimit(limit)\n\nSet the maximum depth of the Python interpreter stack to limit.\n\n"
+            "Changed in version 3.5.1: A RecursionError exception is now raised if the new limit is too low at "
+            "the current recursion depth."
+        ),
+    )
+    found = evidence("How can the maximum recursion depth be changed?", [docs])
+    assert found[0].quote.endswith("Set the maximum depth of the Python interpreter stack to limit.")
