@@ -88,5 +88,5 @@ def test_a_version_note_does_not_outrank_the_description() -> None:
             "the current recursion depth."
         ),
     )
-    found = evidence("How can the maximum recursion depth be changed?", [docs])
+    found = evidence("What is the maximum recursion depth and how can it be changed?", [docs])
     assert found[0].quote.endswith("Set the maximum depth of the Python interpreter stack to limit.")
