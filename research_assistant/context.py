@@ -10,12 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
 from research_assistant.settings import get_settings
-
-if TYPE_CHECKING:
-    from research_assistant.services import Services
 
 
 class Depth(StrEnum):
@@ -87,8 +84,9 @@ class Context:
     """Research repository folder."""
     cache_dir: Path = field(default_factory=lambda: get_settings().cache_dir)
     """Document cache folder."""
-    services: Services | None = field(default=None, repr=False, compare=False)
-    """Ready-made reasoner, providers and stores (tests inject fakes); built from the fields above when unset."""
+    services: Any = field(default=None, repr=False, compare=False)
+    """Ready-made `Services` (tests inject fakes); built from the fields above when unset. Typed `Any` so
+    that the context's JSON schema, which LangGraph's server and Studio build, stays plain data."""
 
     @property
     def profile(self) -> DepthProfile:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from research_assistant.context import Context
 from research_assistant.settings import get_settings
@@ -46,7 +46,7 @@ _lock = threading.Lock()
 def services_for(context: Context) -> Services:
     """The run's services: the injected ones, or built and cached per configuration."""
     if context.services is not None:
-        return context.services
+        return cast(Services, context.services)
     key = (
         context.db_dir.resolve(),
         context.cache_dir.resolve(),

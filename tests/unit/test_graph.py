@@ -1,4 +1,4 @@
-"""The committed Mermaid diagram is the graph as it is built."""
+"""The compiled graph: its nodes, its committed diagram, and schemas LangGraph tools can read."""
 
 from __future__ import annotations
 
@@ -22,3 +22,14 @@ def test_the_graph_has_the_pipelines_nodes() -> None:
 
     nodes = set(build_graph().get_graph().nodes)
     assert {"analyze_query", "plan_strategy", "search", "browse", "extract", "evaluate_progress", "synthesize"} <= nodes
+
+
+def test_the_graphs_schemas_are_plain_json_for_langgraph_studio() -> None:
+    from research_assistant.graph import build_graph
+
+    graph = build_graph()
+    context = graph.get_context_jsonschema()
+    assert context is not None
+    assert {"depth", "source_types", "corpus_dir", "citation_style", "max_sources"} <= set(context["properties"])
+    assert graph.get_input_jsonschema()["required"] == ["question"]
+    assert "report_markdown" in graph.get_output_jsonschema()["properties"]
