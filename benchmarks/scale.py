@@ -765,13 +765,15 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
     profiler = _profiler(args)
     phase("index")
     t = time.perf_counter()
-    if profiler:
-        profiler.enable()
     try:
-        notices = asyncio.run(provider.prepare())
-    finally:
-        if profiler:
+        if profiler:  # cProfile sees only its own thread, so the sync runs here instead of in a worker thread
+            profiler.enable()
+            report = provider._sync()
             profiler.disable()
+            notices = [f"{report.indexed} indexed, {report.unchanged} unchanged, {len(report.skipped)} skipped"]
+        else:
+            notices = [notice.message for notice in asyncio.run(provider.prepare())]
+    finally:
         memory["after_index"] = _rss_mb()
         out["chunks"] = repository.chunk_count()
         out["db_mb"] = _folder_mb(db_dir)
@@ -779,8 +781,8 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
     index_s = time.perf_counter() - t
     _dump(profiler, size_dir / "index.prof")
     out["index_s"] = round(index_s, 3)
-    out["index_notice"] = notices[0].message
-    print(f"  [{args.size}] indexed in {index_s:.1f}s: {notices[0].message}; {out['chunks']} chunks", flush=True)
+    out["index_notice"] = notices[0]
+    print(f"  [{args.size}] indexed in {index_s:.1f}s: {notices[0]}; {out['chunks']} chunks", flush=True)
 
     phase("re-sync")
     resync = []
@@ -801,6 +803,7 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
         repository.retrieve("warm up the caches", 20, corpus=corpus_id)
         first = time.perf_counter() - t
         retrieve_s, search_s, retrieve_hit, search_hit, search_top = [], [], 0, 0, 0
+        per_query: list[dict[str, Any]] = []
         for q in questions:
             t = time.perf_counter()
             passages = await asyncio.to_thread(repository.retrieve, q.question, 20, corpus=corpus_id)
@@ -809,13 +812,24 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
             results = await provider.search(q.question, 5)
             search_s.append(time.perf_counter() - t)
             info = repository.document_info({p.source_id for p in passages})
-            retrieve_hit += any(
+            answer_found = any(
                 q.answer in " ".join(p.text.split()) and info[p.source_id].locator.endswith("/" + q.file)
                 for p in passages
                 if p.source_id in info
             )
-            search_hit += any(r.locator.endswith("/" + q.file) for r in results)
-            search_top += bool(results) and results[0].locator.endswith("/" + q.file)
+            rank = next((n for n, r in enumerate(results, 1) if r.locator.endswith("/" + q.file)), None)
+            retrieve_hit += answer_found
+            search_hit += rank is not None
+            search_top += rank == 1
+            per_query.append(
+                {
+                    "question": q.question,
+                    "file": q.file,
+                    "answer_in_retrieve_top20": answer_found,
+                    "file_rank_in_search_top5": rank,
+                    "search_top5": [r.locator.rsplit("/", 1)[-1] for r in results],
+                }
+            )
         n = len(questions)
         return {
             "first_retrieve_ms": _ms(first),
@@ -828,6 +842,7 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
             "retrieve_answer_in_top20": round(retrieve_hit / n, 3),
             "search_file_in_top5": round(search_hit / n, 3),
             "search_file_first": round(search_top / n, 3),
+            "per_query": per_query,
         }
 
     queries = asyncio.run(searches())
@@ -1031,7 +1046,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resyncs", type=int, default=3, help="re-syncs with nothing changed (median reported)")
     parser.add_argument("--cli-runs", type=int, default=1, help="cold command-line runs per size (0: none)")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="wall-clock limit of each run")
-    parser.add_argument("--profile", action="store_true", help="cProfile indexing and the end-to-end runs (slower)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="cProfile indexing and the end-to-end runs (slower; the main thread only, so work the runs hand to "
+        "threads, such as retrieval, is not in the profile); profiles go to WORKDIR/size-N/*.prof",
+    )
     parser.add_argument(
         "--chroma-paging",
         choices=("off", "retry", "on"),
