@@ -733,6 +733,7 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
     from research_assistant.settings import get_settings
 
     out["import_s"] = round(time.perf_counter() - started, 3)
+    out["code"] = _code_state()  # what this process imported, as near as git can tell
     memory["after_import"] = _rss_mb()
     settings = get_settings()
     out["settings"] = {
@@ -904,6 +905,21 @@ def run_size(args: argparse.Namespace, out: dict[str, Any]) -> None:
 
 
 # -- the driver ------------------------------------------------------------------------------------------------------
+
+
+def _code_state() -> dict[str, Any]:
+    """The commit of the code measured, and which files under research_assistant/ differ from it."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*command: str) -> str:
+        try:
+            done = subprocess.run(["git", *command], cwd=root, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    changed = git("status", "--porcelain", "--", "research_assistant")
+    return {"commit": git("rev-parse", "HEAD") or None, "changed": [line[3:] for line in changed.splitlines()]}
 
 
 def _machine() -> dict[str, Any]:
@@ -1085,6 +1101,7 @@ def main(argv: list[str] | None = None) -> int:
     picked = pick_questions(args.seed, args.queries + args.e2e_questions * len(args.depths), pool)
     questions, e2e_questions = picked[: args.queries], picked[args.queries :]
     machine = _machine()
+    code = _code_state()
     print(f"machine: {machine['cpu']}, {machine['cores']} cores, {machine['ram_gb']} GB, Python {machine['python']}")
     results: list[dict[str, Any]] = []
     for size in sizes:
@@ -1124,6 +1141,7 @@ def main(argv: list[str] | None = None) -> int:
             "machine": machine,
             "command": " ".join([Path(sys.executable).name, *sys.argv]),
             "seed": args.seed,
+            "code_at_start": code,
             "questions": [asdict(q) for q in questions],
             "e2e_questions": [asdict(q) for q in e2e_questions],
             "memory_measure": "peak RSS: resource.getrusage(RUSAGE_SELF).ru_maxrss of a fresh process per size",

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,8 @@ _EMBED_KEYS = ("title",)
 """Metadata embedded with each chunk's text."""
 
 _DOCS_PER_BATCH = 64
+_GET_PAGE = 10_000
+"""Records read from Chroma per `get`; it refuses more than 32,766 at once."""
 _BM25_CACHE_SIZE = 8
 _CANDIDATES_PER_RESULT = 3
 _MIN_CANDIDATES = 30
@@ -357,12 +359,23 @@ class ResearchRepository:
         for node, vector in zip(nodes, self._embedding.get_text_embedding_batch(texts), strict=True):
             node.embedding = vector
 
+    def _get_all(self, where: dict[str, Any] | None) -> tuple[list[str], list[Mapping[str, Any]]]:
+        """Ids and metadata of every chunk matching `where`, read in pages: Chroma refuses a single `get`
+        that matches more than 32,766 records ('too many SQL variables'), which a 5,000-document corpus
+        passes."""
+        ids: list[str] = []
+        metadatas: list[Mapping[str, Any]] = []
+        while True:
+            page = self._collection.get(where=where, include=["metadatas"], limit=_GET_PAGE, offset=len(ids))
+            ids.extend(page["ids"])
+            metadatas.extend(page["metadatas"] or [])
+            if len(page["ids"]) < _GET_PAGE:
+                return ids, metadatas
+
     def _corpora_of(self, source_ids: list[str]) -> set[str]:
         """Corpora the given sources are currently indexed under (read from each source's first chunk)."""
-        found = self._collection.get(
-            where={"$and": [{"source_id": {"$in": source_ids}}, {"chunk": 0}]}, include=["metadatas"]
-        )
-        return {str(meta.get("corpus", "")) for meta in found["metadatas"] or []}
+        _, metadatas = self._get_all({"$and": [{"source_id": {"$in": source_ids}}, {"chunk": 0}]})
+        return {str(meta.get("corpus", "")) for meta in metadatas}
 
     def _revisions(self) -> dict[str, Any]:
         """The collection's metadata, read afresh: other repository objects may have written since."""
@@ -384,8 +397,8 @@ class ResearchRepository:
     def indexed_hashes(self, corpus: str) -> dict[str, str]:
         """source_id -> content_hash of every document indexed for a corpus."""
         with self._lock:
-            found = self._collection.get(where={"$and": [{"corpus": corpus}, {"chunk": 0}]}, include=["metadatas"])
-        return {str(m["source_id"]): str(m["content_hash"]) for m in found["metadatas"] or []}
+            _, metadatas = self._get_all({"$and": [{"corpus": corpus}, {"chunk": 0}]})
+        return {str(m["source_id"]): str(m["content_hash"]) for m in metadatas}
 
     def document_info(self, source_ids: Iterable[str]) -> dict[str, DocumentInfo]:
         """Locator, title and provenance of indexed documents, by source id (unknown ids are left out)."""
@@ -393,9 +406,7 @@ class ResearchRepository:
         if not ids:
             return {}
         with self._lock:
-            found = self._collection.get(
-                where={"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]}, include=["metadatas"]
-            )
+            _, metadatas = self._get_all({"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]})
         return {
             str(m["source_id"]): DocumentInfo(
                 source_id=str(m["source_id"]),
@@ -405,7 +416,7 @@ class ResearchRepository:
                 content_hash=str(m["content_hash"]),
                 fetched_at=str(m["fetched_at"]),
             )
-            for m in found["metadatas"] or []
+            for m in metadatas
         }
 
     def chunk_count(self) -> int:
@@ -523,12 +534,11 @@ class ResearchRepository:
         return cached
 
     def _build_bm25(self, corpus: str | None, ids: frozenset[str] | None, revision: int) -> _CachedBM25:
-        found = self._collection.get(where=self._where(corpus, ids), include=["metadatas"])
-        chunk_ids: list[str] = list(found["ids"])
+        chunk_ids, metadatas = self._get_all(self._where(corpus, ids))
         if not chunk_ids:
             return _CachedBM25(revision=revision, retriever=None, size=0)
         texts = []
-        for meta in found["metadatas"] or []:
+        for meta in metadatas:
             content = json.loads(str(meta["_node_content"]))
             texts.append(f"{meta.get('title', '')}\n{content.get('text', '')}")
         tokens = bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), show_progress=False)

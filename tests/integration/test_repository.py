@@ -200,3 +200,17 @@ def test_concurrent_readers_and_a_writer(repository: ResearchRepository) -> None
     assert errors == []
     assert results == [sid("faults")] * 20
     assert len(repository.indexed_hashes("C1")) == len(TEXTS) + 5
+
+
+def test_large_corpora_are_read_from_chroma_in_pages(
+    repository: ResearchRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chroma refuses one `get` of more than 32,766 records; reading in pages keeps big corpora working."""
+    monkeypatch.setattr("research_assistant.knowledge.repository._GET_PAGE", 2)
+    names = [f"doc{i}" for i in range(7)]
+    repository.add_documents(
+        [doc(name, f"Report {name} notes that the kiln at {name} fires pottery.") for name in names], "r1"
+    )
+    assert set(repository.indexed_hashes("C1")) == {sid(name) for name in [*names, *TEXTS]}
+    assert set(repository.document_info(sid(name) for name in names)) == {sid(name) for name in names}
+    assert repository.retrieve("kiln at doc5", 3, corpus="C1")[0].source_id == sid("doc5")
