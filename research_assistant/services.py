@@ -63,14 +63,17 @@ def _build(context: Context) -> Services:
     from research_assistant.corpus.indexer import CorpusIndexer
     from research_assistant.corpus.reader import LocalFileReader
     from research_assistant.knowledge.document_cache import DocumentCache
-    from research_assistant.knowledge.embeddings import make_embedding
+    from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
     from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
     from research_assistant.schemas import Notice, SourceType
     from research_assistant.search.local import LocalCorpusProvider
 
     settings = get_settings()
-    embedding = make_embedding(settings.embedding)
+    try:
+        embedding = make_embedding(settings.embedding)
+    except EmbeddingUnavailable as error:
+        raise ConfigurationError(str(error)) from None
     repository = ResearchRepository(
         context.db_dir, embedding, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap
     )

@@ -146,3 +146,20 @@ def test_a_question_the_sources_cannot_answer_still_gets_a_report_and_exit_code_
     assert code == EXIT_NO_EVIDENCE
     assert "## Gaps" in out and "No evidence was found" in out
     assert "no evidence was found in the sources" in err
+
+
+def test_an_embedding_model_that_cannot_load_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chroma's ONNX model downloads on first use, which fails without a network: say so, do not crash."""
+
+    class Offline:
+        def __call__(self, texts: list[str]) -> list[list[float]]:
+            raise ConnectionError("Name or service not known")
+
+    monkeypatch.setattr("chromadb.utils.embedding_functions.ONNXMiniLM_L6_V2", Offline)
+    monkeypatch.setenv("RESEARCH_EMBEDDING", "chroma-onnx")
+    get_settings.cache_clear()
+    code, _, err = run_cli(capsys, "What is the fare?", "--corpus", str(FIXTURES / "corpus"))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "embedding model 'chroma-onnx' is not available")
