@@ -55,6 +55,7 @@ class OutputState(BaseModel):
     evidence: Annotated[dict[str, Evidence], merge_records] = Field(default_factory=dict)
     notices: Annotated[list[Notice], union] = Field(default_factory=list)
     stop_reason: str | None = Field(default=None, description="Why research stopped; set when it has.")
+    run_id: str = Field(default="", description="This run's id, recorded with what it adds to the repository.")
 
 
 class ResearchState(InputState, OutputState):
@@ -74,7 +75,6 @@ class ResearchState(InputState, OutputState):
     assessments: Annotated[list[ProgressAssessment], union] = Field(
         default_factory=list, description="One progress assessment per round."
     )
-    verification: str = Field(default="", description="What citation checking removed, if anything.")
 
 
 class SourcesUpdate(BaseModel):

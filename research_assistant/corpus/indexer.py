@@ -66,8 +66,11 @@ class CorpusIndexer:
         self.run_id = run_id
         self.corpus_id = corpus_id_for(self.corpus_dir)
 
-    def sync(self) -> SyncReport:
-        """Bring the repository in line with the folder; raises `CorpusError` if the folder is unusable."""
+    def sync(self, run_id: str | None = None) -> SyncReport:
+        """Bring the repository in line with the folder; raises `CorpusError` if the folder is unusable.
+
+        `run_id` names the research run that asked, recorded with the chunks it indexes.
+        """
         skipped: list[tuple[str, str]] = []
         files: dict[str, _File] = {}  # by source id: two links to one file are one document
         for path in scan_folder(check_folder(self.corpus_dir), skipped):
@@ -97,7 +100,7 @@ class CorpusIndexer:
                     else:
                         self.cache.put(outcome)
                         docs.append(outcome)
-                self.repository.add_documents(docs, self.run_id)
+                self.repository.add_documents(docs, run_id or self.run_id)
                 count += len(docs)
 
         failed = {sid for sid in (source_id_for(locator) for locator, _ in skipped) if sid in indexed}

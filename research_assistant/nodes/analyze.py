@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -29,6 +30,7 @@ async def analyze_query(state: ResearchState, runtime: Runtime[Context]) -> dict
     return {
         "question": question,
         "analysis": analysis,
+        "run_id": state.run_id or uuid.uuid4().hex[:12],
         "started_at": time.time(),
         "notices": services.notices,
     }

@@ -48,7 +48,7 @@ async def prepare_providers(state: ResearchState, runtime: Runtime[Context]) -> 
         return {}
     notices: list[Notice] = []
     for provider in services_for(runtime.context).providers:
-        for notice in await provider.prepare():
+        for notice in await provider.prepare(state.run_id):
             emit(runtime, "search", notice.message, level=notice.level)
             notices.append(notice)
     return {"notices": notices}

@@ -22,8 +22,8 @@ class SearchProvider(Protocol):
     source_types: frozenset[SourceType]
     """The kinds of source this provider returns."""
 
-    async def prepare(self) -> list[Notice]:
-        """Get ready for a run (index a corpus, say); what the analyst should know about it."""
+    async def prepare(self, run_id: str = "index") -> list[Notice]:
+        """Get ready for run `run_id` (index a corpus, say); what the analyst should know about it."""
         ...
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:

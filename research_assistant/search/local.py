@@ -50,9 +50,9 @@ class LocalCorpusProvider:
             return self._report
         return await asyncio.to_thread(self._sync_once)
 
-    async def prepare(self) -> list[Notice]:
+    async def prepare(self, run_id: str = "index") -> list[Notice]:
         """Bring the index in step with the folder (only changed files are re-indexed), once per run."""
-        report = await asyncio.to_thread(self._sync)
+        report = await asyncio.to_thread(self._sync, run_id)
         summary = (
             f"corpus: {report.indexed + report.unchanged} documents ({report.indexed} indexed now, "
             f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} skipped)"
@@ -60,9 +60,9 @@ class LocalCorpusProvider:
         skipped = [Notice(message=f"skipped {path}: {reason}") for path, reason in report.skipped]
         return [Notice(level="info", message=summary), *skipped]
 
-    def _sync(self) -> SyncReport:
+    def _sync(self, run_id: str) -> SyncReport:
         with self._sync_lock:
-            self._report = self.indexer.sync()
+            self._report = self.indexer.sync(run_id)
             return self._report
 
     def _sync_once(self) -> SyncReport:

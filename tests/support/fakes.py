@@ -82,7 +82,7 @@ class FakeProvider:
         self.fail = fail
         self.queries: list[str] = []
 
-    async def prepare(self) -> list[Notice]:
+    async def prepare(self, run_id: str) -> list[Notice]:
         return [Notice(level="info", message="fake provider ready")]
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
