@@ -27,35 +27,35 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import bm25s
 import chromadb
-import Stemmer
 from chromadb.config import Settings as ChromaSettings
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from llama_index.core import VectorStoreIndex
-from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.llms import MockLLM
-from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.schema import (
     BaseNode,
     MetadataMode,
-    NodeWithScore,
-    QueryBundle,
     TextNode,
     TransformComponent,
 )
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
-from llama_index.retrievers.bm25 import BM25Retriever
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from research_assistant.knowledge.documents import StoredDocument
+from research_assistant.knowledge.retrievers import (
+    ChunkBM25Retriever,
+    FilteredVectorRetriever,
+    GivenQueriesFusion,
+    english_stemmer,
+)
 from research_assistant.schemas import Passage
 
 logger = logging.getLogger(__name__)
@@ -73,9 +73,6 @@ _GET_PAGE = 10_000
 _BM25_CACHE_SIZE = 8
 _CANDIDATES_PER_RESULT = 3
 _MIN_CANDIDATES = 30
-_MIN_SIMILARITY = 0.1
-"""Cosine similarity below which a vector hit is noise (unrelated texts score about 0 ± 0.05 with the
-hashing embedding); it keeps a query about something absent from returning arbitrary chunks."""
 _OVERFETCH_SHARE = 0.3
 """Chroma's filtered vector search is slow for large filters, so a filter covering at least this share of
 the collection is applied to a larger unfiltered search instead."""
@@ -147,100 +144,10 @@ class _ChromaStore(ChromaVectorStore):
         return ids
 
 
-class _GivenQueriesFusion(QueryFusionRetriever):
-    """Reciprocal rank fusion over the caller's own alternative queries, where LlamaIndex would ask an LLM."""
-
-    def __init__(self, *args: Any, alternatives: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._alternatives = list(alternatives)
-
-    def _get_queries(self, original_query: str) -> list[QueryBundle]:
-        return [QueryBundle(query) for query in self._alternatives]
-
-
-class _ChunkBM25Retriever(BM25Retriever):
-    """LlamaIndex's BM25 retriever over an index that stores only chunk ids.
-
-    Matching chunks are read back from the vector store, so the index stays
-    small on disk and in memory, and both retrievers return identical nodes,
-    which is what lets the fusion merge their ranks. Chunks sharing no term
-    with the query are not returned.
-    """
-
-    def __init__(self, bm25: bm25s.BM25, chunk_ids: list[str], fetch: Callable[[list[str]], list[BaseNode]]) -> None:
-        super().__init__(existing_bm25=bm25, similarity_top_k=len(chunk_ids), stemmer=_stemmer())
-        self.chunk_ids = chunk_ids
-        self._fetch = fetch
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        tokens = bm25s.tokenize(
-            [query_bundle.query_str],
-            stopwords="en",
-            stemmer=self.stemmer,
-            token_pattern=self.token_pattern,
-            return_ids=False,
-            show_progress=False,
-        )
-        if not tokens or not tokens[0]:
-            return []
-        k = min(self.similarity_top_k, len(self.chunk_ids))
-        indexes, scores = self.bm25.retrieve(tokens, k=k, show_progress=False)
-        ranked = [(self.chunk_ids[int(i)], float(s)) for i, s in zip(indexes[0], scores[0], strict=True) if s > 0]
-        nodes = {node.node_id: node for node in self._fetch([chunk_id for chunk_id, _ in ranked])}
-        return [NodeWithScore(node=nodes[chunk_id], score=score) for chunk_id, score in ranked if chunk_id in nodes]
-
-
-class _VectorRetriever(BaseRetriever):
-    """Vector search through the index's retriever, with filters applied the fast way.
-
-    A small filter (some sources) goes to Chroma as a metadata filter. A large
-    one (a corpus that is most of the collection) is applied to a larger
-    unfiltered search, falling back to Chroma's filter when too few hits pass.
-    """
-
-    def __init__(
-        self,
-        index: VectorStoreIndex,
-        embedding: BaseEmbedding,
-        top_k: int,
-        filters: MetadataFilters | None,
-        accept: Callable[[BaseNode], bool],
-        overfetch: int | None,
-    ) -> None:
-        super().__init__()
-        self._index = index
-        self._embedding = embedding
-        self._top_k = top_k
-        self._filters = filters
-        self._accept = accept
-        self._overfetch = overfetch
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        vector = query_bundle.embedding or self._embedding.get_query_embedding(query_bundle.query_str)
-        if not any(vector):  # nothing to compare, e.g. a query of stopwords only
-            return []
-        bundle = QueryBundle(query_str=query_bundle.query_str, embedding=vector)
-        hits: list[NodeWithScore] | None = None
-        if self._filters is None or self._overfetch:
-            wanted = self._overfetch or self._top_k
-            found = self._index.as_retriever(similarity_top_k=wanted).retrieve(bundle)
-            hits = [hit for hit in found if self._accept(hit.node)]
-            if len(hits) < self._top_k and len(found) == wanted:
-                hits = None  # the filter is narrower than it looked: ask Chroma to apply it
-        if hits is None:
-            hits = self._index.as_retriever(similarity_top_k=self._top_k, filters=self._filters).retrieve(bundle)
-        # ChromaVectorStore reports exp(-cosine distance); cosine similarity is 1 - distance.
-        return [hit for hit in hits[: self._top_k] if 1.0 + math.log(max(hit.score or 0.0, 1e-12)) >= _MIN_SIMILARITY]
-
-
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
-
-
 @dataclass
 class _CachedBM25:
     revision: int
-    retriever: _ChunkBM25Retriever | None
+    retriever: ChunkBM25Retriever | None
     size: int
 
 
@@ -452,7 +359,7 @@ class ResearchRepository:
                 return []
             candidates = min(max(k * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES), cached.size)
             cached.retriever.similarity_top_k = candidates
-            fusion = _GivenQueriesFusion(
+            fusion = GivenQueriesFusion(
                 [self._vector_retriever(candidates, corpus, ids, cached.size), cached.retriever],
                 llm=self._llm,
                 mode="reciprocal_rerank",
@@ -475,7 +382,7 @@ class ResearchRepository:
 
     def _vector_retriever(
         self, top_k: int, corpus: str | None, ids: frozenset[str] | None, filtered_size: int
-    ) -> _VectorRetriever:
+    ) -> FilteredVectorRetriever:
         filters: list[MetadataFilter | MetadataFilters] = []
         if corpus is not None:
             filters.append(MetadataFilter(key="corpus", value=corpus))
@@ -491,7 +398,7 @@ class ResearchRepository:
         share = filtered_size / total if total else 1.0
         if filters and share >= _OVERFETCH_SHARE:
             overfetch = min(total, math.ceil(top_k / share * 1.5) + 10)
-        return _VectorRetriever(
+        return FilteredVectorRetriever(
             self._index,
             self._embedding,
             top_k,
@@ -541,13 +448,13 @@ class ResearchRepository:
         for meta in metadatas:
             content = json.loads(str(meta["_node_content"]))
             texts.append(f"{meta.get('title', '')}\n{content.get('text', '')}")
-        tokens = bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), show_progress=False)
+        tokens = bm25s.tokenize(texts, stopwords="en", stemmer=english_stemmer(), show_progress=False)
         bm25 = bm25s.BM25()
         bm25.index(tokens, show_progress=False)
         return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
 
-    def _bm25_retriever(self, bm25: bm25s.BM25, chunk_ids: list[str]) -> _ChunkBM25Retriever:
-        return _ChunkBM25Retriever(bm25, chunk_ids, lambda wanted: self._store.get_nodes(wanted) if wanted else [])
+    def _bm25_retriever(self, bm25: bm25s.BM25, chunk_ids: list[str]) -> ChunkBM25Retriever:
+        return ChunkBM25Retriever(bm25, chunk_ids, lambda wanted: self._store.get_nodes(wanted) if wanted else [])
 
     def _bm25_dir(self, corpus: str | None) -> Path:
         name = "all" if corpus is None else "corpus-" + hashlib.sha1(corpus.encode()).hexdigest()[:16]
