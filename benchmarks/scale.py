@@ -1,17 +1,11 @@
 #!/usr/bin/env python
-"""Scale benchmark: indexing, re-sync, query latency, end-to-end runs, accuracy and memory by corpus size.
+"""Scale benchmark: index, re-sync, query latency, end-to-end runs, accuracy and peak memory by corpus size.
 
-For each size the script writes a synthetic corpus and measures it in a fresh process (so that process's peak RSS is
-that size's alone), with the services a run builds: the first full index; re-sync with nothing changed (median of 3);
-p50/p95 latency of `ResearchRepository.retrieve` (k=20) and `LocalCorpusProvider.search` (limit 5) over 30
-questions, and hit@5 (the question's file in search's top 5); the median of 3 `run_research` runs at depth quick and
-3 at standard, and their accuracy (the report quotes the planted answer, “…” [n], with [n] the file stating it).
-Then it runs `research-assistant run ... --depth quick` once, cold, in another process. Peak RSS comes from
-`os.wait4`. It prints a Markdown table and writes every measurement to JSON. Everything runs offline.
+For each size: write a synthetic corpus, measure it in a fresh process (so its peak RSS is that size's alone), then
+run the command line once, cold. Prints a Markdown table and writes every measurement to JSON; runs offline. Not a
+test (outside `tests/`, and not named `test_*`). See benchmarks/README.md.
 
     python benchmarks/scale.py --sizes 100,1000,5000 --out benchmarks/results.json --workdir /tmp/ra-scale
-
-Not a test: it is outside `tests/` and its name does not start with `test_`.
 """
 
 from __future__ import annotations
@@ -29,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,80 +42,56 @@ def _words(text: str, separator: str | None = None) -> list[str]:
 
 _PREFIXES = _words(
     "Ald Ber Brenn Dal Ek Fal Gran Hal Hag Is Jar Kall Lind Mar Nor Ost Ros Sand Tor Ulf Vall Varn Vik Ask Bjor Ced "
-    "Dun Elm Fur Gull Hed Holm Kil Lov Mos Nyl Orn Ped Rav Sko Stav Tal Tun Ved Yst Bran Karr Lerv Mell Sol Aur Bode "
-    "Fjall Grim Ivar Lyng Rask Sten Tyr Odd"
+    "Dun Elm Fur Gull Hed Holm Kil Lov Mos Nyl Orn Ped Rav Sko Stav Tal Tun Ved Yst Bran Karr Lerv Mell Sol Aur Bode"
 )
 _SUFFIXES = _words(
     "by berg holm vik dal stad sund ness ford havn lund mark torp vall kulla strand borg asen fjord heim"
 )
 _PLACES = [prefix + suffix for prefix in _PREFIXES for suffix in _SUFFIXES]
-_FIRST = _words(
-    "Ingrid Astrid Sigrid Maja Elin Karin Helga Freja Linnea Ebba Signe Tove Alva Greta Hedda Vera Nora Ida Erik Lars "
-    "Nils Anders Gunnar Magnus Olof Sven Bertil Henrik Johan Leif Torsten Einar Arvid Viktor Emil Oskar Axel Harald"
-)
-_LAST = _words(
-    "Holm Berg Lind Dahl Strand Ek Nyberg Sandell Falk Wiklund Norling Ahlgren Kvist Lundqvist Rask Bergman Hallberg "
-    "Sjoberg Engstrom Akerlund Blom Forsell Granath Hedlund Isaksson Jonsson Karlsson Lofgren Moberg Nordin Olsson"
-)
+_FIRST = _words("Ingrid Astrid Sigrid Maja Elin Karin Helga Freja Linnea Ebba Signe Tove Alva Greta Hedda Vera Nora")
+_FIRST += _words("Erik Lars Nils Anders Gunnar Magnus Olof Sven Bertil Henrik Johan Leif Torsten Einar Arvid Viktor")
+_LAST = _words("Holm Berg Lind Dahl Strand Ek Nyberg Sandell Falk Wiklund Norling Ahlgren Kvist Lundqvist Rask Bergman")
+_LAST += _words("Hallberg Sjoberg Engstrom Akerlund Blom Forsell Granath Hedlund Isaksson Jonsson Karlsson Lofgren")
 _RIVERS = _words("Olme Vessla Kara Trosa Ljung Aska Brisa Dalsa Eldra Fjala Gimma Harra Isla Jolna Klara Lomma")
 _DISTRICTS = _words("Kallmark Nordvall Osterlund Sandhed Torvik Ulfsta Vallby Askeberg Brennland Dunmark Elmhult")
 _FUNDS = ("Ekstrand", "Nordic Heritage", "Hallberg Memorial", "County Culture", "Lindqvist Science", "Coastal Trust")
 _MONTHS = _words("January February March April May June July August September October November December")
 _COMPANIES = ("Ironworks", "Textiles", "Shipping Company", "Brewery", "Instruments", "Paper Mill")
 _MUSEUMS = ("Maritime History", "Local History", "Natural History", "Textile Art", "Railways", "Modern Art")
-
-# Planted facts, "answer | sentence stating it | question asking for it". Answers: "date A B" (a day in a year from A
-# to B), "year A B", "int A B unit", "tenths A B unit" (A/10 to B/10) or "person". {n}: a small number; {y}: a year.
-_FACTS = {
-    "bridge": (
-        "date 1890 2019 | The {name} opened to traffic on {a}. | When did the {name} open?",
-        "int 380 4200 metres | The {name} is {a} long, with a main span of {n}0 metres. | How long is the {name}?",
-        "person | The {name} was designed by the engineer {a}. | Who designed the {name}?",
-        "int 40 2400 million crowns | Building the {name} cost {a}, shared between the state and the county."
-        " | How much did the {name} cost to build?",
-        "int 3001 60999 vehicles | On an average weekday about {a} cross the {name}."
-        " | How many vehicles cross the {name} on an average weekday?",
-    ),
-    "town": (
-        "year 1150 1899 | {name} received its town charter in {a}. | When did {name} receive its town charter?",
-        "int 1200 240000 inhabitants | At the last census, {name} had {a}. | What is the population of {name}?",
-        "tenths 40 9000 square kilometres | The municipality of {name} covers {a}."
-        " | How large is the municipality of {name}?",
-        "person | The current mayor of {name} is {a}. | Who is the mayor of {name}?",
-        "int 3 900 metres above sea level | The centre of {name} lies {a}. | At what elevation does {name} lie?",
-    ),
-    "company": (
-        "year 1790 1995 | {name} was founded in {a}. | When was {name} founded?",
-        "person | The founder of {name} was {a}. | Who founded {name}?",
-        "int 40 18000 people | {name} employs {a}. | How many people does {name} employ?",
-        "tenths 2 390 billion crowns | In {y}, {name} reported revenue of {a}. | What revenue did {name} report in {y}?",
-    ),
-    "observatory": (
-        "date 1850 2015 | The {name} opened on {a}. | When did the {name} open?",
-        "int 120 2900 metres above sea level | The {name} stands {a}. | At what altitude is the {name}?",
-        "int 30 420 centimetres | The main telescope of the {name} is a reflector with a mirror of {a}."
-        " | How large is the mirror of the main telescope at the {name}?",
-        "person | The {name} is directed by {a}. | Who directs the {name}?",
-        "int 3 480 asteroids | Astronomers at the {name} have discovered {a}."
-        " | How many asteroids have been discovered at the {name}?",
-    ),
-    "museum": (
-        "date 1860 2020 | The {name} opened on {a}. | When did the {name} open?",
-        "int 800 900000 objects | The collection of the {name} comprises about {a}."
-        " | How many objects are in the collection of the {name}?",
-        "int 2000 600000 visitors | In {y} the {name} received {a}. | How many visitors did the {name} receive in {y}?",
-        "person | The building of the {name} was designed by the architect {a}."
-        " | Who designed the building of the {name}?",
-    ),
-    "ship": (
-        "date 1900 2021 | {name} was launched on {a}. | When was {name} launched?",
-        "int 400 90000 gross tons | {name} measures {a}. | What is the gross tonnage of {name}?",
-        "int 12 3200 passengers | {name} can carry {a} and {n}0 cars. | How many passengers can {name} carry?",
-        "person | The first master of {name} was Captain {a}. | Who was the first captain of {name}?",
-    ),
-}
 _SECTIONS = ("History", "Description", "Economy", "Recent years", "Notable people", "In culture")
-# Filler: events ("{time}, the bridge ..."), descriptions, and generic sentences shared by every kind.
+
+# Planted facts: "kind | answer | sentence stating it | question asking for it". The answer is "date A B" (a day in
+# a year from A to B), "year A B", "int A B unit", "tenths A B unit" (A/10 to B/10) or "person"; {y} is a recent year.
+_FACTS = """
+bridge | date 1890 2019 | The {name} opened to traffic on {a}. | When did the {name} open?
+bridge | int 380 4200 metres | The {name} is {a} long. | How long is the {name}?
+bridge | person | The {name} was designed by the engineer {a}. | Who designed the {name}?
+bridge | int 40 2400 million crowns | Building the {name} cost {a}. | How much did the {name} cost to build?
+bridge | int 3001 60999 vehicles | About {a} cross the {name} a day. | How many vehicles cross the {name} a day?
+town | year 1150 1899 | {name} received its town charter in {a}. | When did {name} receive its town charter?
+town | int 1200 240000 inhabitants | At the last census, {name} had {a}. | What is the population of {name}?
+town | tenths 40 9000 square kilometres | {name} covers {a}. | How large is the municipality of {name}?
+town | person | The current mayor of {name} is {a}. | Who is the mayor of {name}?
+town | int 3 900 metres above sea level | The centre of {name} lies {a}. | At what elevation does {name} lie?
+company | year 1790 1995 | {name} was founded in {a}. | When was {name} founded?
+company | person | The founder of {name} was {a}. | Who founded {name}?
+company | int 40 18000 people | {name} employs {a}. | How many people does {name} employ?
+company | tenths 2 390 billion crowns | In {y}, {name} had revenue of {a}. | What revenue did {name} report in {y}?
+observatory | date 1850 2015 | The {name} opened on {a}. | When did the {name} open?
+observatory | int 120 2900 metres above sea level | The {name} stands {a}. | At what altitude is the {name}?
+observatory | int 30 420 centimetres | The main mirror of the {name} measures {a}. | How large is the {name}'s mirror?
+observatory | person | The {name} is directed by {a}. | Who directs the {name}?
+observatory | int 3 480 asteroids | The {name} has discovered {a}. | How many asteroids has the {name} discovered?
+museum | date 1860 2020 | The {name} opened on {a}. | When did the {name} open?
+museum | int 800 900000 objects | The {name} holds about {a}. | How many objects does the {name} hold?
+museum | int 2000 600000 visitors | In {y} the {name} received {a}. | How many visitors did the {name} have in {y}?
+museum | person | The {name} was designed by the architect {a}. | Who designed the building of the {name}?
+ship | date 1900 2021 | {name} was launched on {a}. | When was {name} launched?
+ship | int 400 90000 gross tons | {name} measures {a}. | What is the gross tonnage of {name}?
+ship | int 12 3200 passengers | {name} can carry {a}. | How many passengers can {name} carry?
+ship | person | The first master of {name} was Captain {a}. | Who was the first captain of {name}?
+"""
+# Filler: events of each kind ("In 1967, the bridge ..."), then sentences any article can contain.
 _EVENTS = {
     "bridge": "had its bearings replaced after cracks were found during an inspection | was closed for {n} days for "
     "resurfacing of the deck | received new lighting along the whole deck | saw its toll abolished after the loan "
@@ -147,26 +118,6 @@ _EVENTS = {
     "engines | was chartered as an accommodation ship during a large fair | was repainted in the colours of a new "
     "owner | served as a troop transport for {n} months | was laid up for a winter because of low demand",
 }
-_DESCRIPTIONS = {
-    "bridge": "The deck carries two traffic lanes in each direction and a shared path. | Its pylons are anchored in "
-    "bedrock beneath the river bed. | The approach viaducts rest on {n} concrete piers. | Inspections of the cables "
-    "take place every {n} months. | Ice breakers protect the piers from drifting ice in early spring.",
-    "town": "The old town is laid out around a rectangular market square. | The river {river} divides the town into "
-    "an older northern part and newer suburbs. | The town has {n} primary schools and one upper secondary school. | "
-    "A weekly market is held on Saturdays. | Regional buses connect the town with {place} several times a day.",
-    "company": "Its products are sold through a network of agents in {n} countries. | The main plant runs in three "
-    "shifts on weekdays. | A family foundation still holds a controlling stake in the company. | Apprentices train "
-    "for {n} years before they are employed. | The company publishes an annual sustainability report.",
-    "observatory": "The site was chosen for its dark skies and stable air. | The telescopes are controlled remotely "
-    "from the university campus. | A weather station on the roof records conditions every {n} minutes. | Observing "
-    "time is allocated by a committee twice a year. | Public viewing nights are held on {n} evenings each autumn.",
-    "museum": "The permanent exhibition is arranged chronologically over two floors. | Entry is free for children "
-    "and students. | Guided tours are offered in several languages during the summer. | A café on the ground floor "
-    "looks out over the river {river}. | About {n} per cent of the collection is on display at any time.",
-    "ship": "Her hull is ice-strengthened for winter service in the northern Baltic. | The car deck is reached through "
-    "a bow visor and a stern ramp. | Passenger facilities include a restaurant and {n} cabins. | She is registered in "
-    "{place} and flies the national flag. | The crew numbers about {n} in the summer season.",
-}
 _GENERIC = _words(
     "{time}, {short} was the subject of a study commissioned by the {district} regional council. | {time}, {short} "
     "received a grant of {n} thousand crowns from the {fund} foundation. | {time}, a delegation from {place} visited "
@@ -174,7 +125,10 @@ _GENERIC = _words(
     "since it was completed. | Records from {year} describe {short} in detail, including a plan drawn by {person}. | "
     "Photographs in the county archive show {short} as it looked around {year}. | Comparisons are often drawn with "
     "the {other}, although the two differ in most respects. | Figures published in {year} put the annual running "
-    "costs at about {n} million crowns. | An exhibition in {place} in {year} devoted a room to {short}.",
+    "costs at about {n} million crowns. | An exhibition in {place} in {year} devoted a room to {short}. | Visitors "
+    "from {place} often compare {short} with the {other}. | Maintenance of {short} is funded by the {district} "
+    "district, which spends about {n} thousand crowns a year on it. | {person} has written {n} articles about {short} "
+    "for the local newspaper. | A guided walk from {place} passes {short} every Sunday in summer.",
     " | ",
 )
 
@@ -222,22 +176,18 @@ def make_document(seed: int, index: int, entities: list[tuple[str, str]]) -> tup
     rng = random.Random(f"{seed}:{index}")
     path = f"{re.sub('y$', 'ie', kind)}s/{re.sub('[^a-z0-9]+', '-', name.lower())}.md"
     planted: list[tuple[str, Fact]] = []  # (the sentence stating it, the fact)
-    for spec in _FACTS[kind]:
-        answer, stated, question = spec.split(" | ")
-        values: dict[str, Any] = {"name": name, "a": _answer(answer, rng), "n": rng.randint(2, 95)}
-        values["y"] = rng.randint(2015, 2023)
+    specs = [line.split(" | ")[1:] for line in _FACTS.splitlines() if line.startswith(kind + " |")]
+    for answer, stated, question in specs:
+        values = {"name": name, "a": _answer(answer, rng), "y": str(rng.randint(2015, 2023))}
         planted.append((stated.format(**values), Fact(question.format(**values), values["a"], path)))
     answers = " ".join(fact.answer for _, fact in planted)
-    born = re.search(r"\b1[5-9]\d\d|20[0-2]\d\b", answers)  # filler happens after the entity came to be
-    first_year = min(max(int(born.group()) + 1, 1850), 2015) if born else 1850
-    events, descriptions = _words(_EVENTS[kind], " | "), _words(_DESCRIPTIONS[kind], " | ")
+    events = _words(_EVENTS[kind], " | ")
 
     def year() -> int:  # never a planted answer's year or decade
-        for _ in range(100):
-            y = rng.randint(first_year, 2023)
+        while True:
+            y = rng.randint(1850, 2023)
             if str(y) not in answers and str(y // 10 * 10) not in answers:
                 return y
-        return 2023
 
     def other() -> str:  # another bridge, company, observatory or museum
         while True:
@@ -246,26 +196,13 @@ def make_document(seed: int, index: int, entities: list[tuple[str, str]]) -> tup
                 return other_name
 
     def sentence() -> str:
-        roll = rng.random()
-        if roll < 0.4:
-            template = "{time}, {short} " + rng.choice(events) + "."
-        else:
-            template = rng.choice(descriptions if roll < 0.7 else _GENERIC)
         y = year()
-        time = rng.choice(["In {y}", "During the {d}s", "By {y}", "In the autumn of {y}"]).format(y=y, d=y // 10 * 10)
-        text = template.format(
-            short="the " + kind,
-            time=time,
-            year=y,
-            n=rng.randint(2, 95),
-            river=rng.choice(_RIVERS),
-            district=rng.choice(_DISTRICTS),
-            fund=rng.choice(_FUNDS),
-            person=_person(rng),
-            place=rng.choice(_PLACES),
-            place2=rng.choice(_PLACES),
-            other=other() if "{other}" in template else "",
-        )
+        when = rng.choice(["In {y}", "During the {d}s", "By {y}", "In the autumn of {y}"]).format(y=y, d=y // 10 * 10)
+        template = "{time}, {short} " + rng.choice(events) + "." if rng.random() < 0.5 else rng.choice(_GENERIC)
+        slots = {"short": "the " + kind, "time": when, "year": y, "n": rng.randint(2, 95), "person": _person(rng)}
+        slots |= {"river": rng.choice(_RIVERS), "district": rng.choice(_DISTRICTS), "fund": rng.choice(_FUNDS)}
+        slots |= {"place": rng.choice(_PLACES), "place2": rng.choice(_PLACES)}
+        text = template.format(**slots, other=other() if "{other}" in template else "")
         return text[0].upper() + text[1:]
 
     words = 0
@@ -344,55 +281,45 @@ def measure(folder: Path, seed: int) -> dict[str, Any]:
     from research_assistant.settings import get_settings
 
     def context(depth: str) -> Context:
-        return Context(
-            depth=Depth(depth),
-            source_types=["local"],
-            corpus_dir=folder / "corpus",
-            db_dir=folder / "research_db",
-            cache_dir=folder / "cache",
-            max_seconds=600,
-        )
+        db, cache = folder / "research_db", folder / "cache"
+        return Context(depth=Depth(depth), corpus_dir=folder / "corpus", db_dir=db, cache_dir=cache, max_seconds=600)
 
-    def timed(step: Any) -> tuple[Any, float]:
+    def timed(step: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
         t = time.perf_counter()
-        return step(), time.perf_counter() - t
+        return step(*args, **kwargs), time.perf_counter() - t
 
+    run = asyncio.Runner().run  # one event loop for every step
     services = services_for(context("quick"))
     provider, repository = services.providers[0], services.repository
     assert isinstance(provider, LocalCorpusProvider)
     settings = get_settings()
     out: dict[str, Any] = {"settings": [settings.embedding, settings.chunk_size, settings.chunk_overlap]}
-    notices, seconds = timed(lambda: asyncio.run(provider.prepare()))
+    notices, seconds = timed(run, provider.prepare())
     out |= {"index_s": round(seconds, 2), "index_notice": notices[0].message, "chunks": repository.chunk_count()}
     print(f"  indexed in {seconds:.1f} s: {notices[0].message}, {out['chunks']:,} chunks", flush=True)
-    out["resync_s"] = round(statistics.median(timed(lambda: asyncio.run(provider.prepare()))[1] for _ in range(3)), 3)
+    out["resync_s"] = round(statistics.median(timed(run, provider.prepare())[1] for _ in range(3)), 3)
 
     questions = pick_questions(seed)
     corpus = provider.indexer.corpus_id
     repository.retrieve("warm up the caches", 20, corpus=corpus)
     retrieve_s, search_s, ranks = [], [], []
     for fact in questions[:30]:
-        retrieve_s.append(timed(lambda: repository.retrieve(fact.question, 20, corpus=corpus))[1])
-        results, seconds = timed(lambda: asyncio.run(provider.search(fact.question, 5)))
+        retrieve_s.append(timed(repository.retrieve, fact.question, 20, corpus=corpus)[1])
+        results, seconds = timed(run, provider.search(fact.question, 5))
         search_s.append(seconds)
         ranks.append(next((n for n, r in enumerate(results, 1) if r.locator.endswith("/" + fact.file)), None))
-    out |= {
-        "retrieve_ms": [_p(retrieve_s, 0.5), _p(retrieve_s, 0.95)],
-        "search_ms": [_p(search_s, 0.5), _p(search_s, 0.95)],
-    }
+    out |= {key: [_p(v, 0.5), _p(v, 0.95)] for key, v in (("retrieve_ms", retrieve_s), ("search_ms", search_s))}
     out |= {"search_ranks": ranks, "hit_at_5": round(sum(rank is not None for rank in ranks) / len(ranks), 3)}
     print(f"  re-sync {out['resync_s']} s, retrieve {out['retrieve_ms']} ms, search {out['search_ms']} ms", flush=True)
 
     out["runs"] = []
     for depth, facts in (("quick", questions[30:33]), ("standard", questions[33:36])):
         for fact in facts:
-            result, seconds = timed(lambda: asyncio.run(run_research(fact.question, context(depth))))
+            result, seconds = timed(run, run_research(fact.question, context(depth)))
             correct = check_report(result.get("report_markdown", ""), fact)
-            out["runs"].append(
-                {"depth": depth, "question": fact.question, "seconds": round(seconds, 2), "correct": correct}
-            )
+            out["runs"].append({"depth": depth, "question": fact.question, "seconds": seconds, "correct": correct})
             print(f"  {depth} {seconds:.1f} s, {'correct' if correct else 'WRONG'}: {fact.question}", flush=True)
-        out[f"e2e_{depth}_s"] = statistics.median(r["seconds"] for r in out["runs"] if r["depth"] == depth)
+        out[f"e2e_{depth}_s"] = round(statistics.median(r["seconds"] for r in out["runs"] if r["depth"] == depth), 2)
     out["accuracy"] = [sum(r["correct"] for r in out["runs"]), len(out["runs"])]
     return out
 
@@ -412,20 +339,11 @@ def _machine() -> dict[str, Any]:
     info = Path("/proc/cpuinfo").read_text() + Path("/proc/meminfo").read_text()
     cpu, ram_kb = re.findall(r"model name\s*:\s*(.*)", info)[0], re.findall(r"MemTotal:\s*(\d+)", info)[0]
     root = Path(__file__).resolve().parent.parent
-
-    def git(*command: str) -> str:
-        return subprocess.run(["git", *command], cwd=root, capture_output=True, text=True).stdout.strip()
-
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "ram_gb": round(int(ram_kb) / 1024**2, 1),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": git("rev-parse", "HEAD"),
-        "research_assistant_changes": git("status", "--porcelain", "--", "research_assistant"),
-    }
+    git = [["git", "rev-parse", "HEAD"], ["git", "status", "--porcelain", "--", "research_assistant"]]
+    commit, changes = (subprocess.run(c, cwd=root, capture_output=True, text=True).stdout.strip() for c in git)
+    machine = {"cpu": cpu, "cores": os.cpu_count(), "ram_gb": round(int(ram_kb) / 1024**2, 1), "commit": commit}
+    machine |= {"python": platform.python_version(), "platform": platform.platform(), "changes": changes}
+    return machine | {"date": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 def run_size(size: int, folder: Path, seed: int) -> dict[str, Any]:
@@ -436,7 +354,7 @@ def run_size(size: int, folder: Path, seed: int) -> dict[str, Any]:
     worker = [sys.executable, str(Path(__file__).resolve()), "--worker", str(folder), "--seed", str(seed)]
     status, _, rss = _spawn(worker, cwd=folder)  # in the size's folder, so no stray .env is read
     if status != 0:
-        return {"size": size, "words": words, "error": f"the worker exited with {status}"}
+        raise SystemExit(f"[{size}] the worker failed (exit {status}); see its traceback above")
     result = {"size": size, "words": words, **json.loads((folder / "result.json").read_text()), "peak_rss_mb": rss}
 
     fact, report = pick_questions(seed)[30], folder / "cli.md"
@@ -450,15 +368,10 @@ def run_size(size: int, folder: Path, seed: int) -> dict[str, Any]:
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    head = (
-        "Docs | Words | Chunks | Index (s) | Re-sync (s) | retrieve p50/p95 (ms) | search p50/p95 (ms) | E2E quick (s)"
-    )
-    head += " | E2E standard (s) | CLI cold quick (s) | Accuracy | Hit@5 | Peak RSS (MB) | CLI peak RSS (MB)"
+    head = "Docs | Words | Chunks | Index (s) | Re-sync (s) | retrieve p50/p95 (ms) | search p50/p95 (ms) | E2E quick"
+    head += " (s) | E2E standard (s) | CLI cold quick (s) | Accuracy | Hit@5 | Peak RSS (MB) | CLI peak RSS (MB)"
     rows = [f"| {head} |", "|" + "---|" * (head.count("|") + 1)]
     for r in results:
-        if "error" in r:
-            rows.append(f"| {r['size']:,} | {r['words']:,} | {r['error']} |")
-            continue
         cells = [f"{r['size']:,}", f"{r['words']:,}", f"{r['chunks']:,}", f"{r['index_s']:.1f}", f"{r['resync_s']:.2f}"]
         cells += [f"{r[key][0]:.0f} / {r[key][1]:.0f}" for key in ("retrieve_ms", "search_ms")]
         cells += [f"{r['e2e_quick_s']:.1f}", f"{r['e2e_standard_s']:.1f}", f"{r['cli']['seconds']:.1f}"]
