@@ -23,8 +23,3 @@ class ProgressEvent(BaseModel):
 
 def emit(runtime: Runtime[Any], node: str, message: str, level: str = "info", **counts: float) -> None:
     runtime.stream_writer(ProgressEvent(node=node, message=message, counts=counts, level=level).model_dump())
-
-
-def normalize_query(text: str) -> str:
-    """How queries are compared for 'already run': case and spacing do not matter."""
-    return " ".join(text.lower().split())

@@ -208,3 +208,9 @@ def content_terms(text: str) -> list[str]:
     """Stemmed words without stopwords: the terms that carry meaning."""
     stem = _stemmer().stemWord
     return [stem(w) for w in words(text) if (w not in STOPWORDS and len(w) > 1) or w.isdigit()]
+
+
+def normalize_query(text: str) -> str:
+    """The form in which queries are compared, so none runs twice: case, spacing and the punctuation
+    around a query do not matter ('Tram fares?' is 'tram fares')."""
+    return " ".join(text.lower().split()).strip(" ?!.,;:\"'")

@@ -13,7 +13,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
-from research_assistant.progress import emit, normalize_query
+from research_assistant.knowledge.text import normalize_query
+from research_assistant.progress import emit
 from research_assistant.schemas import ProgressAssessment, SearchQuery, SourceStatus
 from research_assistant.services import services_for
 from research_assistant.state import ResearchState

@@ -1,9 +1,11 @@
 """search: one task per query (`Send`), then the pick of sources to read.
 
-It is a compiled subgraph used as the `search` node: a fan-out over the
-round's queries, each asking every configured provider, and a fan-in that
-de-duplicates the hits against every source the run already knows and picks
-the best new ones within the run's source budget.
+It is a compiled subgraph used as the `search` node. Before the first round
+every provider gets ready (the local corpus is brought in step with its
+folder); then a fan-out over the round's queries, each asking every
+configured provider, and a fan-in that de-duplicates the hits against every
+source the run already knows and picks the best new ones within the run's
+source budget.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pydantic import BaseModel, Field
 
 from research_assistant.context import Context
 from research_assistant.knowledge.documents import source_id_for
-from research_assistant.progress import emit, normalize_query
+from research_assistant.knowledge.text import normalize_query
+from research_assistant.progress import emit
 from research_assistant.schemas import Notice, SearchResult, SourceRecord, SourceStatus
 from research_assistant.search.base import ProviderError
 from research_assistant.services import services_for

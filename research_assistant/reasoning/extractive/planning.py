@@ -24,10 +24,10 @@ import re
 import string
 
 from research_assistant.context import DepthProfile
-from research_assistant.knowledge.text import content_terms
+from research_assistant.knowledge.text import content_terms, normalize_query
 from research_assistant.reasoning.extractive.question_parse import ParsedQuestion, parse_question
 from research_assistant.reasoning.extractive.question_words import HAVE
-from research_assistant.reasoning.extractive.signals import collapse, normalize_query
+from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.reasoning.extractive.slots import (
     VERB_PHRASE,
     cause_and_effect,

@@ -15,11 +15,11 @@ Recency and consistency count only once there is evidence.
 
 from __future__ import annotations
 
+from research_assistant.knowledge.text import normalize_query
 from research_assistant.reasoning.extractive.analysis import cached_analysis
 from research_assistant.reasoning.extractive.reformulation import gap_queries
 from research_assistant.reasoning.extractive.relations import find_conflicts
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE
-from research_assistant.reasoning.extractive.signals import normalize_query
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import (
     Coverage,

@@ -30,11 +30,6 @@ def collapse(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def normalize_query(text: str) -> str:
-    """The form queries are compared in: lowercased, whitespace collapsed, outer punctuation dropped."""
-    return collapse(text.lower()).strip(" ?!.,;:\"'")
-
-
 _SMALL_NUMBERS = (
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
 )

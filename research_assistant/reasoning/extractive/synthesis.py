@@ -11,11 +11,12 @@ findings lead with them.
 
 from __future__ import annotations
 
+from research_assistant.knowledge.text import normalize_query
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
 from research_assistant.reasoning.extractive.question_parse import parse_question
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
-from research_assistant.reasoning.extractive.signals import collapse, normalize_query
+from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.reasoning.extractive.terms import terms_of
 from research_assistant.reasoning.extractive.vectors import Embedder, mmr
 from research_assistant.schemas import (

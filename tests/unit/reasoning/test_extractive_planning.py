@@ -7,10 +7,10 @@ import re
 import pytest
 
 from research_assistant.context import PROFILES, Depth
+from research_assistant.knowledge.text import normalize_query
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.morphology import is_clear_verb, is_plural_noun
 from research_assistant.reasoning.extractive.planning import build_plan, comparison_sides
-from research_assistant.reasoning.extractive.signals import normalize_query
 
 QUESTIONS = [
     "What is the default recursion limit in Python?",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from research_assistant.knowledge.text import normalize_query
 from research_assistant.reasoning.extractive.progress import assess_progress
-from research_assistant.reasoning.extractive.signals import normalize_query
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import (
     Evidence,
