@@ -16,7 +16,7 @@ import streamlit as st
 
 from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.progress import ProgressEvent
-from research_assistant.settings import get_settings
+from research_assistant.settings import SettingsError, get_settings
 
 DEFAULT_CORPUS = "examples/python-memory"
 logger = logging.getLogger("research_assistant.page")
@@ -72,7 +72,11 @@ def main() -> None:
     st.title("Research assistant")
     st.caption("Offline mode: extractive reasoning over local documents; findings are quoted from the sources.")
     state = page_state()
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except SettingsError as error:
+        st.error(str(error))
+        st.stop()
     with st.form("research"):
         question = st.text_input("Research question", placeholder="How does Python reclaim reference cycles?")
         corpus = st.text_input("Documents folder", value=str(settings.corpus_dir or DEFAULT_CORPUS))

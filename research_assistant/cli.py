@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
 from research_assistant.progress import ProgressEvent
-from research_assistant.settings import get_settings
+from research_assistant.settings import SettingsError, get_settings
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NO_EVIDENCE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -75,7 +75,10 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
     corpus = args.corpus or settings.corpus_dir
     if corpus is None:
         raise UsageError(

@@ -163,3 +163,13 @@ def test_an_embedding_model_that_cannot_load_is_refused_in_one_line(
     code, _, err = run_cli(capsys, "What is the fare?", "--corpus", str(FIXTURES / "corpus"))
     assert code == EXIT_USAGE
     assert_one_line_error(err, "embedding model 'chroma-onnx' is not available")
+
+
+def test_an_invalid_setting_in_the_environment_is_named_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESEARCH_DEPTH", "thorough")
+    get_settings.cache_clear()
+    code, _, err = run_cli(capsys, "What is the fare?", "--corpus", str(FIXTURES / "corpus"))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "invalid setting in the environment or .env: RESEARCH_DEPTH")

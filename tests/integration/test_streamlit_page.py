@@ -61,3 +61,11 @@ def test_a_missing_folder_is_refused_with_a_message(tmp_path: Path) -> None:
     app = submit(page(), "What is the fare?", tmp_path / "nowhere")
     assert not app.exception
     assert "does not exist" in app.error[0].value
+
+
+def test_an_invalid_setting_is_shown_instead_of_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RESEARCH_CITATION_STYLE", "chicago")
+    get_settings.cache_clear()
+    app = page()
+    assert not app.exception
+    assert "RESEARCH_CITATION_STYLE" in app.error[0].value
