@@ -208,3 +208,40 @@ async def test_evaluate_stops_at_the_time_limit() -> None:
 def test_router_loops_until_a_stop_reason_is_set() -> None:
     assert route_after_evaluation(ResearchState(question="q")) == "search"
     assert route_after_evaluation(ResearchState(question="q", stop_reason="done")) == "synthesize"
+
+
+async def test_synthesize_drops_a_citation_that_does_not_check_out_and_says_so() -> None:
+    from research_assistant.nodes.synthesize import synthesize
+    from research_assistant.schemas import Finding, ResearchReport
+
+    class Misquoting(FakeReasoner):
+        async def synthesize(self, *args: object, **kwargs: object) -> ResearchReport:  # type: ignore[override]
+            return ResearchReport(
+                title="Fares",
+                question="q",
+                key_findings=[
+                    Finding(text="A single tram fare costs 2.40 euros", evidence_ids=["E-good"], verbatim=True),
+                    Finding(text="Trams are free on Sundays", evidence_ids=["E-bad"], verbatim=True),
+                ],
+            )
+
+    def quoting(evidence_id: str, quote: str) -> Evidence:
+        return Evidence(id=evidence_id, claim=quote, quote=quote, source_id=FARES.source_id, sub_question_id="q1")
+
+    evidence = {
+        "E-good": quoting("E-good", "A single tram fare costs 2.40 euros"),
+        "E-bad": quoting("E-bad", "Trams are free on Sundays"),  # not in the fares document
+    }
+    state = ResearchState(
+        question="q",
+        analysis=QueryAnalysis(keywords=["fare"]),
+        plan=PLAN,
+        sources={FARES.source_id: read_source(FARES)},
+        evidence=evidence,
+        stop_reason="done",
+    )
+    update = await synthesize(state, runtime(fake_context(fake_services(Misquoting()))))
+    markdown = update["report_markdown"]
+    assert "“A single tram fare costs 2.40 euros” [1]" in markdown
+    assert "Trams are free" not in markdown.split("## Caveats")[0]
+    assert any("1 of 2 citations did not check out" in notice.message for notice in update["notices"])
