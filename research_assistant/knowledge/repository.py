@@ -54,8 +54,8 @@ from research_assistant.knowledge.retrievers import (
     ChunkBM25Retriever,
     FilteredVectorRetriever,
     GivenQueriesFusion,
-    english_stemmer,
 )
+from research_assistant.knowledge.text import english_stemmer
 from research_assistant.schemas import Passage
 
 logger = logging.getLogger(__name__)

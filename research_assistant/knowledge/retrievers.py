@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import bm25s
-import Stemmer
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.embeddings import BaseEmbedding
@@ -16,6 +15,8 @@ from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores import MetadataFilters
 from llama_index.retrievers.bm25 import BM25Retriever
+
+from research_assistant.knowledge.text import english_stemmer
 
 MIN_SIMILARITY = 0.1
 """Cosine similarity below which a vector hit is noise (unrelated texts score about 0 ± 0.05 with the
@@ -106,7 +107,3 @@ class FilteredVectorRetriever(BaseRetriever):
             hits = self._index.as_retriever(similarity_top_k=self._top_k, filters=self._filters).retrieve(bundle)
         # ChromaVectorStore reports exp(-cosine distance); cosine similarity is 1 - distance.
         return [hit for hit in hits[: self._top_k] if 1.0 + math.log(max(hit.score or 0.0, 1e-12)) >= MIN_SIMILARITY]
-
-
-def english_stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")

@@ -3,200 +3,42 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import Stemmer
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 STOPWORDS: frozenset[str] = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "either",
-        "else",
-        "ever",
-        "every",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "however",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "least",
-        "less",
-        "let",
-        "like",
-        "made",
-        "make",
-        "many",
-        "may",
-        "me",
-        "might",
-        "more",
-        "most",
-        "much",
-        "must",
-        "my",
-        "myself",
-        "neither",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "often",
-        "on",
-        "once",
-        "one",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "per",
-        "quite",
-        "rather",
-        "really",
-        "same",
-        "shall",
-        "she",
-        "should",
-        "since",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "though",
-        "through",
-        "thus",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "upon",
-        "us",
-        "use",
-        "used",
-        "uses",
-        "using",
-        "very",
-        "via",
-        "was",
-        "we",
-        "were",
-        "what",
-        "whatever",
-        "when",
-        "where",
-        "whereas",
-        "whether",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "whose",
-        "why",
-        "will",
-        "with",
-        "within",
-        "without",
-        "would",
-        "yet",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "tell",
-        "explain",
-        "describe",
-        "give",
-        "list",
-        "show",
-        "find",
-        "know",
-        "please",
-        "vs",
-        "versus",
-    ]
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else ever every few
+    for from further had has have having he her here hers herself him himself his how however i if in
+    into is it its itself just least less let like made make many may me might more most much must my
+    myself neither no nor not now of off often on once one only or other our ours ourselves out over own
+    per quite rather really same shall she should since so some such than that the their theirs them
+    themselves then there these they this those though through thus to too under until up upon us use
+    used uses using very via was we were what whatever when where whereas whether which while who whom
+    whose why will with within without would yet you your yours yourself yourselves tell explain
+    describe give list show find know please vs versus
+    """.split()  # noqa: SIM905 (a word list reads best as words)
 )
 
 
-@lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer  # PyStemmer: fast Snowball stemmer, installed with bm25s
+_per_thread = threading.local()
 
-    return Stemmer.Stemmer("english")
+
+def english_stemmer() -> Stemmer.Stemmer:
+    """The English Snowball stemmer (PyStemmer) for term matching and the BM25 indexes: one per thread,
+    since a PyStemmer object is not safe to share between threads and retrieval runs in worker threads."""
+    stemmer: Stemmer.Stemmer | None = getattr(_per_thread, "stemmer", None)
+    if stemmer is None:
+        import Stemmer
+
+        stemmer = _per_thread.stemmer = Stemmer.Stemmer("english")
+    return stemmer
 
 
 def words(text: str) -> list[str]:
@@ -206,7 +48,7 @@ def words(text: str) -> list[str]:
 
 def content_terms(text: str) -> list[str]:
     """Stemmed words without stopwords: the terms that carry meaning."""
-    stem = _stemmer().stemWord
+    stem = english_stemmer().stemWord
     return [stem(w) for w in words(text) if (w not in STOPWORDS and len(w) > 1) or w.isdigit()]
 
 
