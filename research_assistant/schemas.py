@@ -34,13 +34,32 @@ class Intent(StrEnum):
 
 
 class SourceType(StrEnum):
-    """What kind of source a provider returns (issue 3 adds web kinds)."""
+    """What kind of source a provider returns."""
 
     LOCAL = "local"
     WEB = "web"
     NEWS = "news"
     ACADEMIC = "academic"
     WIKI = "wiki"
+
+
+class SourceCategory(StrEnum):
+    """What kind of publisher a source comes from; part of its credibility."""
+
+    ACADEMIC = "academic"
+    OFFICIAL = "official"
+    NEWS = "news"
+    REFERENCE = "reference"
+    BLOG_OR_FORUM = "blog or forum"
+    OTHER = "other"
+
+
+class Credibility(Record):
+    """How far a source can be trusted, and why."""
+
+    category: SourceCategory = SourceCategory.OTHER
+    score: float = Field(default=0.5, ge=0.0, le=1.0)
+    reasons: list[str] = Field(default_factory=list)
 
 
 class SourceStatus(StrEnum):
@@ -98,7 +117,8 @@ class SearchResult(Record):
     score: float = 0.0
     provider: str
     source_type: SourceType = SourceType.LOCAL
-    published: str | None = None
+    published: str | None = Field(default=None, description="ISO date the source was published, when known.")
+    author: str | None = None
 
 
 class SourceRecord(Record):
@@ -119,6 +139,8 @@ class SourceRecord(Record):
     )
     chars: int = 0
     published: str | None = None
+    author: str | None = None
+    credibility: Credibility | None = None
     sub_question_ids: list[str] = Field(default_factory=list)
 
 

@@ -6,10 +6,13 @@ import hashlib
 
 from pydantic import BaseModel, Field
 
+from research_assistant.web.urls import normalize_url
+
 
 def source_id_for(locator: str) -> str:
-    """A short, stable id for a source, derived from its normalized locator."""
-    return "S" + hashlib.sha1(locator.encode()).hexdigest()[:10]
+    """A short, stable id for a source, derived from its normalized locator (URLs that lead to the same
+    page share one id)."""
+    return "S" + hashlib.sha1(normalize_url(locator).encode()).hexdigest()[:10]
 
 
 class StoredDocument(BaseModel):
