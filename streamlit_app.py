@@ -14,9 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from research_assistant.context import CitationStyle, Context, Depth
+from research_assistant.context import CitationStyle, Context, Depth, SourceKind
 from research_assistant.progress import ProgressEvent
-from research_assistant.settings import SettingsError, get_settings
+from research_assistant.settings import Settings, SettingsError, get_settings
 
 DEFAULT_CORPUS = "examples/python-memory"
 logger = logging.getLogger("research_assistant.page")
@@ -67,10 +67,27 @@ def run(question: str, context: Context, state: PageState) -> None:
         status.update(label="Research complete", state="complete", expanded=False)
 
 
+SOURCE_LABELS: dict[SourceKind, str] = {
+    "local": "Local documents",
+    "web": "Web",
+    "news": "News",
+    "academic": "Academic (arXiv)",
+    "wiki": "Wikipedia",
+}
+
+
+def available_sources(settings: Settings) -> tuple[list[SourceKind], str]:
+    """The source kinds this installation can search, and a line about the ones that need a key."""
+    kinds: list[SourceKind] = ["local", "academic", "wiki"]
+    if settings.tavily_api_key or settings.exa_api_key:
+        return ["local", "web", "news", "academic", "wiki"], ""
+    return kinds, "Web and news search need a key: set TAVILY_API_KEY or EXA_API_KEY."
+
+
 def main() -> None:
     st.set_page_config(page_title="Research assistant", layout="wide")
     st.title("Research assistant")
-    st.caption("Offline mode: extractive reasoning over local documents; findings are quoted from the sources.")
+    st.caption("Offline mode: extractive reasoning; findings are sentences quoted from the sources, each checked.")
     state = page_state()
     try:
         settings = get_settings()
@@ -79,7 +96,14 @@ def main() -> None:
         st.stop()
     with st.form("research"):
         question = st.text_input("Research question", placeholder="How does Python reclaim reference cycles?")
+        kinds, missing = available_sources(settings)
+        sources = st.multiselect(
+            "Sources", kinds, default=["local"], format_func=lambda kind: SOURCE_LABELS[kind], help=missing or None
+        )
+        if missing:
+            st.caption(missing)
         corpus = st.text_input("Documents folder", value=str(settings.corpus_dir or DEFAULT_CORPUS))
+        refresh = st.checkbox("Fetch pages again (ignore cached copies)")
         left, right = st.columns(2)
         depth = left.segmented_control("Depth", [d.value for d in Depth], default=settings.depth)
         style = right.segmented_control(
@@ -89,11 +113,15 @@ def main() -> None:
     if submitted:
         if not question.strip():
             state.error = "Write a question first."
+        elif not sources:
+            state.error = "Choose at least one kind of source."
         else:
             context = Context(
                 depth=Depth(depth or settings.depth),
-                corpus_dir=Path(corpus),
+                source_types=list(sources),
+                corpus_dir=Path(corpus) if corpus.strip() else None,
                 citation_style=CitationStyle(style or settings.citation_style),
+                refresh=refresh,
             )
             run(" ".join(question.split()), context, state)
     if state.error:

@@ -1,8 +1,9 @@
-"""The command line: `research-assistant run QUESTION --corpus DIR`.
+"""The command line: `research-assistant run QUESTION [--corpus DIR] [--sources ...]` and `fetch URL`.
 
 Progress goes to stderr, one line per step; the report goes to stdout or to
-`--out`. Exit codes: 0 report written, 1 unexpected failure, 2 bad input,
-3 report written but no evidence was found, 130 interrupted.
+`--out`. Exit codes: 0 report written, 1 unexpected failure, 2 bad input (or,
+for `fetch`, a refused or failed URL), 3 report written but no evidence was
+found, 130 interrupted.
 Heavy libraries load only once the input has been checked, so mistakes are
 reported at once.
 """
@@ -16,11 +17,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast, get_args
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
 from research_assistant.progress import ProgressEvent
-from research_assistant.settings import SettingsError, get_settings
+from research_assistant.settings import Settings, SettingsError, get_settings
+
+SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NO_EVIDENCE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -43,8 +46,30 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-sources", type=_positive_int, help="most sources to read")
     run.add_argument("--max-iterations", type=_positive_int, help="most research rounds (at most 10)")
     run.add_argument("--max-seconds", type=float, help="wall-clock limit for the run")
+    run.add_argument(
+        "--sources",
+        type=_source_kinds,
+        help="comma-separated kinds of source: web,news,academic,wiki,local (default: local when a corpus is "
+        "given, plus web when a Tavily or Exa key is set)",
+    )
+    run.add_argument("--refresh", action="store_true", help="ignore cached pages and searches; fetch anew")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    fetch = commands.add_parser("fetch", help="show what research sees of one web page, or why it is refused")
+    fetch.add_argument("url", help="an http(s) URL")
+    fetch.add_argument("--refresh", action="store_true", help="ignore the cached copy; fetch anew")
+    fetch.add_argument("--max-chars", type=_positive_int, default=4000, help="most characters of text to print")
     return parser
+
+
+def _source_kinds(text: str) -> list[SourceKind]:
+    kinds = [part.strip().lower() for part in text.split(",") if part.strip()]
+    unknown = [kind for kind in kinds if kind not in SOURCE_KINDS]
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(
+            f"unknown source kind {', '.join(unknown) or '(none)'}; choose from {', '.join(SOURCE_KINDS)}"
+        )
+    return [cast(SourceKind, kind) for kind in dict.fromkeys(kinds)]
 
 
 def _positive_int(text: str) -> int:
@@ -72,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    if args.command == "fetch":
+        return fetch_command(args.url, stdout, stderr, refresh=args.refresh, max_chars=args.max_chars)
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
@@ -80,14 +107,18 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     except SettingsError as error:
         raise UsageError(str(error)) from None
     corpus = args.corpus or settings.corpus_dir
-    if corpus is None:
+    source_types = args.sources or _default_sources(corpus is not None, settings)
+    if "local" in source_types:
+        if corpus is None:
+            raise UsageError("'local' sources need a corpus: pass --corpus DIR or set RESEARCH_CORPUS_DIR")
+        _check_corpus(corpus)
+    if not source_types:
         raise UsageError(
-            "no source is configured: pass --corpus DIR (a folder of documents) or set RESEARCH_CORPUS_DIR"
+            "no source is configured: pass --corpus DIR (a folder of documents), or set TAVILY_API_KEY or "
+            "EXA_API_KEY for web search, or choose --sources wiki,academic"
         )
-    _check_corpus(corpus)
     if args.out is not None:
         _check_writable(args.out)
-    source_types: list[SourceKind] = ["local"]
     context = Context(
         depth=Depth(args.depth or settings.depth),
         source_types=source_types,
@@ -96,6 +127,7 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         max_sources=args.max_sources,
         max_iterations=args.max_iterations,
         max_seconds=args.max_seconds or settings.max_seconds,
+        refresh=args.refresh,
     )
     result = asyncio.run(_research(question, context, None if args.quiet else stderr))
     markdown = result["report_markdown"]
@@ -128,6 +160,77 @@ async def _research(question: str, context: Context, progress: TextIO | None) ->
         return await run_research(question, context, show)
     except (CorpusError, ConfigurationError) as error:
         raise UsageError(str(error)) from None
+
+
+def _default_sources(has_corpus: bool, settings: Settings) -> list[SourceKind]:
+    """Local documents when a corpus is given; the web when a search key is configured."""
+    kinds: list[SourceKind] = ["local"] if has_corpus else []
+    if settings.tavily_api_key or settings.exa_api_key:
+        kinds.append("web")
+    return kinds
+
+
+def fetch_command(url: str, stdout: TextIO, stderr: TextIO, *, refresh: bool, max_chars: int) -> int:
+    """Print what browse and extract see of one page: metadata, access method, credibility and text."""
+    from research_assistant.web.fetched import FetchError
+    from research_assistant.web.urls import is_web_url
+
+    if not is_web_url(url.strip()):
+        raise UsageError(f"not an http(s) URL: {url!r}")
+    try:
+        get_settings()
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+    try:
+        report = asyncio.run(_fetch(url.strip(), refresh, max_chars))
+    except FetchError as error:
+        print(f"research-assistant: {url}: {error}", file=stderr)
+        return EXIT_USAGE
+    stdout.write(report)
+    return EXIT_OK if report else EXIT_USAGE
+
+
+async def _fetch(url: str, refresh: bool, max_chars: int) -> str:
+    from research_assistant.knowledge.document_cache import DocumentCache
+    from research_assistant.knowledge.documents import source_id_for
+    from research_assistant.reading import ReadError
+    from research_assistant.schemas import SourceRecord, SourceType
+    from research_assistant.web.credibility import assess_credibility
+    from research_assistant.web.fetched import FetchError
+    from research_assistant.web.setup import build_web_reader
+    from research_assistant.web.urls import normalize_url
+
+    settings = get_settings()
+    # No repository: the page lands in the document cache, and a research run indexes it from there.
+    reader = build_web_reader(settings, DocumentCache(settings.cache_dir), None)
+    locator = normalize_url(url)
+    source = SourceRecord(
+        id=source_id_for(locator), locator=locator, title=locator, provider="fetch", source_type=SourceType.WEB
+    )
+    try:
+        document = await reader.read(source, refresh=refresh)
+    except ReadError as error:
+        raise FetchError(str(error)) from None
+    finally:
+        await reader.aclose()
+    credibility = assess_credibility(
+        locator, source_type=SourceType.WEB, author=document.author, published=document.published
+    )
+    text = document.text if len(document.text) <= max_chars else document.text[:max_chars] + " …"
+    fields = [
+        ("URL", locator),
+        ("Final URL", document.final_url or locator),
+        ("Title", document.title),
+        ("Author", document.author or "unknown"),
+        ("Published", document.published or "unknown"),
+        ("Access method", document.access_method),
+        ("Fetched at", document.fetched_at),
+        ("Credibility", f"{credibility.score:.2f} ({credibility.category.value}: {'; '.join(credibility.reasons)})"),
+        ("Characters", f"{len(document.text):,}"),
+        *(("Note", note) for note in document.notes),
+    ]
+    header = "\n".join(f"{name + ':':<15}{value}" for name, value in fields)
+    return f"{header}\n\n{text}\n"
 
 
 def _check_corpus(corpus: Path) -> None:

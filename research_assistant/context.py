@@ -84,6 +84,8 @@ class Context:
     """Research repository folder."""
     cache_dir: Path = field(default_factory=lambda: get_settings().cache_dir)
     """Document cache folder."""
+    refresh: bool = False
+    """Ignore cached pages and searches, fetching everything anew."""
     services: Any = field(default=None, repr=False, compare=False)
     """Ready-made `Services` (tests inject fakes); built from the fields above when unset. Typed `Any` so
     that the context's JSON schema, which LangGraph's server and Studio build, stays plain data."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from research_assistant.context import Context
+from research_assistant.context import Context, SourceKind
 from research_assistant.settings import get_settings
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from research_assistant.reasoning.base import Reasoner
     from research_assistant.schemas import Notice, SourceType
     from research_assistant.search.base import SearchProvider
+    from research_assistant.search.cache import SearchCache
 
 
 class ConfigurationError(Exception):
@@ -34,13 +35,18 @@ class Services:
     repository: ResearchRepository
     documents: DocumentCache
     providers: list[SearchProvider]
+    """Search providers, in order of preference; providers serving the same kinds are fallbacks."""
     readers: dict[SourceType, SourceReader]
     notices: list[Notice] = field(default_factory=list)
     """What building the services skipped (a source kind without its key)."""
+    search_cache: SearchCache | None = None
+    """Web search answers kept on disk; None keeps nothing (tests)."""
 
 
 _cache: dict[tuple[object, ...], Services] = {}
 _lock = threading.Lock()
+
+WEB_KINDS: tuple[SourceKind, ...] = ("web", "news", "academic", "wiki")
 
 
 def services_for(context: Context) -> Services:
@@ -66,7 +72,8 @@ def _build(context: Context) -> Services:
     from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
     from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-    from research_assistant.schemas import Notice, SourceType
+    from research_assistant.schemas import SourceType
+    from research_assistant.search.cache import SearchCache
     from research_assistant.search.local import LocalCorpusProvider
 
     settings = get_settings()
@@ -80,24 +87,38 @@ def _build(context: Context) -> Services:
     documents = DocumentCache(context.cache_dir)
     providers: list[SearchProvider] = []
     notices: list[Notice] = []
-    for kind in context.source_types:
-        if kind == "local":
-            corpus = _require_corpus(context.corpus_dir)
-            providers.append(LocalCorpusProvider(CorpusIndexer(corpus, repository, documents), repository))
-        else:
-            notices.append(
-                Notice(message=f"'{kind}' sources need a web search provider, which is not configured; skipped")
-            )
+    readers: dict[SourceType, SourceReader] = {}
+    if "local" in context.source_types:
+        corpus = _require_corpus(context.corpus_dir)
+        providers.append(LocalCorpusProvider(CorpusIndexer(corpus, repository, documents), repository))
+        readers[SourceType.LOCAL] = LocalFileReader(documents)
+    web_kinds = [kind for kind in WEB_KINDS if kind in context.source_types]
+    if web_kinds:
+        from research_assistant.web.setup import build_web_reader, web_providers
+
+        for kind in web_kinds:
+            found, skipped = web_providers(kind, settings)
+            providers.extend(found)
+            notices.extend(Notice(message=message) for message in skipped)
+        reader = build_web_reader(settings, documents, repository)
+        readers.update(dict.fromkeys((SourceType.WEB, SourceType.NEWS, SourceType.ACADEMIC, SourceType.WIKI), reader))
     if not providers:
-        raise ConfigurationError("no source is configured: pass --corpus DIR to research local documents")
+        raise ConfigurationError("; ".join([_NO_SOURCE, *(notice.message for notice in notices)]))
     return Services(
         reasoner=ExtractiveReasoner(embedding),
         repository=repository,
         documents=documents,
         providers=providers,
-        readers={SourceType.LOCAL: LocalFileReader(documents)},
+        readers=readers,
         notices=notices,
+        search_cache=SearchCache(context.cache_dir, settings.cache_ttl_hours * 3600),
     )
+
+
+_NO_SOURCE = (
+    "no source is configured: pass --corpus DIR to research local documents, or set TAVILY_API_KEY or "
+    "EXA_API_KEY for web search"
+)
 
 
 def _require_corpus(corpus_dir: Path | None) -> Path:

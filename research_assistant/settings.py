@@ -47,6 +47,7 @@ class Settings(BaseSettings):
     arxiv_base_url: str = "https://export.arxiv.org"
     wayback_base_url: str = "https://archive.org"
     search_timeout: float = Field(default=20.0, gt=0, description="Seconds a search provider may take to answer.")
+    search_concurrency: int = Field(default=4, ge=1, description="Searches in flight at once per provider.")
 
     # Fetching pages.
     user_agent: str = "ResearchAssistant/0.1 (research bot; +https://github.com/research-assistant)"
@@ -70,6 +71,7 @@ class Settings(BaseSettings):
     chromium_path: Path | None = Field(default=None, description="Chromium executable; found on PATH when unset.")
     render_min_chars: int = Field(default=400, ge=0, description="Static text shorter than this is rendered.")
     cache_ttl_hours: float = Field(default=168.0, ge=0, description="How long fetched pages and searches stay fresh.")
+    failure_ttl_hours: float = Field(default=6.0, ge=0, description="How long a page that failed is not retried.")
 
     @field_validator("allow_private_networks")
     @classmethod

@@ -95,3 +95,4 @@ class BrowseTask(BaseModel):
     """Input of one fanned-out browse task."""
 
     source: SourceRecord
+    run_id: str = ""

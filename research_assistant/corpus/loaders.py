@@ -8,6 +8,7 @@ is reported and skipped instead of failing the corpus.
 from __future__ import annotations
 
 import codecs
+import io
 import logging
 import re
 import zipfile
@@ -167,14 +168,23 @@ def _pdf_date(value: object) -> str | None:
 
 
 def _load_pdf(path: Path) -> LoadedFile:
+    return _read_pdf(path, fallback_title=path.stem)
+
+
+def pdf_from_bytes(data: bytes, *, fallback_title: str = "") -> LoadedFile:
+    """A PDF's title, text and metadata from its bytes (a downloaded file); raises `CorpusFileError`."""
+    return _read_pdf(io.BytesIO(data), fallback_title=fallback_title)
+
+
+def _read_pdf(source: Path | io.BytesIO, *, fallback_title: str) -> LoadedFile:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 
     try:
-        reader = PdfReader(path)
+        reader = PdfReader(source)
         if reader.is_encrypted and not reader.decrypt(""):
             raise CorpusFileError("the PDF is password-protected")
-        pages = [_reflow(page.extract_text() or "") for page in reader.pages]
+        raw_pages = [page.extract_text() or "" for page in reader.pages]
         info = reader.metadata
     except CorpusFileError:
         raise
@@ -184,12 +194,15 @@ def _load_pdf(path: Path) -> LoadedFile:
         raise CorpusFileError(f"not a valid PDF ({_one_line(error)})") from None
     except Exception as error:  # pypdf raises many kinds of errors on damaged files
         raise CorpusFileError(f"cannot read the PDF ({type(error).__name__}: {_one_line(error)})") from None
+    pages = [_reflow(page) for page in raw_pages]
     text = "\n\n".join(page for page in pages if page.strip())
     if not text.strip():
         raise CorpusFileError("the PDF has no extractable text (scanned images?)")
     title = _pdf_field(info, "title")
     if not title:
-        title = next((line.strip() for line in text.splitlines() if line.strip()), path.stem)[:_MAX_TITLE]
+        # The first line as printed, before reflowing can join a title to the sentence under it.
+        lines = (" ".join(line.split()) for page in raw_pages for line in page.splitlines())
+        title = next((line for line in lines if line), fallback_title)[:_MAX_TITLE]
     author = _pdf_field(info, "author") or None
     published = _pdf_date(_safe(lambda: info.creation_date)) if info is not None else None
     return LoadedFile(title=title, text=text, author=author, published=published)

@@ -20,7 +20,8 @@ class LocalFileReader:
     def __init__(self, documents: DocumentCache) -> None:
         self._documents = documents
 
-    async def read(self, source: SourceRecord) -> StoredDocument:
+    async def read(self, source: SourceRecord, *, run_id: str = "", refresh: bool = False) -> StoredDocument:
+        """The text extracted when the corpus was indexed (each run re-syncs changed files first)."""
         return await asyncio.to_thread(self._read, source)
 
     def _read(self, source: SourceRecord) -> StoredDocument:

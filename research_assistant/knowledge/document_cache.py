@@ -8,15 +8,13 @@ reader never sees half a document, even across processes.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
-import threading
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from research_assistant.knowledge.documents import StoredDocument
+from research_assistant.storage import write_atomically
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
@@ -26,7 +24,6 @@ class DocumentCache:
 
     def __init__(self, cache_dir: Path) -> None:
         self.directory = Path(cache_dir) / "documents"
-        self._lock = threading.Lock()
 
     def _path(self, source_id: str) -> Path:
         # Source ids become file names: refuse anything that could escape the folder.
@@ -48,18 +45,7 @@ class DocumentCache:
 
     def put(self, doc: StoredDocument) -> None:
         """Store (or replace) a document atomically."""
-        path = self._path(doc.source_id)
-        payload = doc.model_dump_json(indent=1).encode()
-        with self._lock:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{doc.source_id}.", suffix=".tmp", dir=self.directory)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(payload)
-                os.replace(tmp_name, path)
-            except BaseException:
-                Path(tmp_name).unlink(missing_ok=True)
-                raise
+        write_atomically(self._path(doc.source_id), doc.model_dump_json(indent=1).encode())
 
     def text(self, source_id: str) -> str | None:
         """Just the text of a cached document."""

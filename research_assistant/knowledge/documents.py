@@ -28,3 +28,7 @@ class StoredDocument(BaseModel):
     author: str | None = None
     published: str | None = None
     corpus: str | None = Field(default=None, description="Id of the local corpus the document belongs to, if any.")
+    final_url: str | None = Field(default=None, description="Where redirects led, for a web page.")
+    notes: list[str] = Field(
+        default_factory=list, description="What the analyst should know about how the text was obtained."
+    )

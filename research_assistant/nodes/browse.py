@@ -16,14 +16,16 @@ from langgraph.types import Send
 
 from research_assistant.context import Context
 from research_assistant.progress import emit
-from research_assistant.reading import ReadError
-from research_assistant.schemas import SourceStatus
+from research_assistant.reading import CACHE_METHOD, ReadError
+from research_assistant.schemas import Notice, SourceStatus, SourceType
 from research_assistant.services import services_for
 from research_assistant.state import BrowseTask, ResearchState, SourcesUpdate
+from research_assistant.web.credibility import assess_credibility
 
 
 def dispatch_reads(state: ResearchState) -> list[Send] | str:
-    return [Send("read_source", BrowseTask(source=state.sources[source_id])) for source_id in state.to_browse] or END
+    tasks = [BrowseTask(source=state.sources[source_id], run_id=state.run_id) for source_id in state.to_browse]
+    return [Send("read_source", task) for task in tasks] or END
 
 
 async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -32,23 +34,40 @@ async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str,
     try:
         if reader is None:
             raise ReadError(f"no reader for {source.source_type.value} sources")
-        document = await reader.read(source)
+        document = await reader.read(source, run_id=state.run_id, refresh=runtime.context.refresh)
     except ReadError as error:
         emit(runtime, "browse", f"failed: {source.title}: {error}", level="warning", failed=1)
         return {"sources": {source.id: source.model_copy(update={"status": SourceStatus.FAILED, "reason": str(error)})}}
-    accessed = datetime.fromisoformat(document.fetched_at).date().isoformat()
+    published = document.published or source.published
+    author = document.author or source.author
     read = source.model_copy(
         update={
             "status": SourceStatus.READ,
             "title": document.title or source.title,
-            "accessed_at": accessed,
+            "accessed_at": datetime.fromisoformat(document.fetched_at).date().isoformat(),
             "access_method": document.access_method,
             "chars": len(document.text),
-            "published": document.published or source.published,
+            "published": published,
+            "author": author,
+            "credibility": assess_credibility(
+                source.locator, source_type=source.source_type, author=author, published=published
+            ),
         }
     )
-    emit(runtime, "browse", f"read: {read.title} ({read.chars:,} characters)", read=1)
-    return {"sources": {source.id: read}}
+    cached = document.access_method == CACHE_METHOD
+    how = "from cache" if cached else f"via {document.access_method}"
+    emit(
+        runtime,
+        "browse",
+        f"read {how}: {read.title} ({read.chars:,} characters)",
+        read=1,
+        cached=int(cached),
+        fetched=int(not cached and source.source_type is not SourceType.LOCAL),
+    )
+    notices = [Notice(message=f"{read.title}: {note}") for note in document.notes]
+    for notice in notices:
+        emit(runtime, "browse", notice.message, level="warning")
+    return {"sources": {source.id: read}, "notices": notices}
 
 
 def build_browse_graph() -> CompiledStateGraph[Any, Any, Any, Any]:

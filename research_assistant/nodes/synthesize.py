@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
 from research_assistant.progress import emit
+from research_assistant.reading import CACHE_METHOD
 from research_assistant.report.render import render_markdown
 from research_assistant.report.summary import RunSummary
 from research_assistant.report.verify import verify_report
@@ -42,6 +43,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         depth=runtime.context.depth.value,
         sources_read=sum(1 for s in sources if s.status is SourceStatus.READ),
         sources_failed=sum(1 for s in sources if s.status is SourceStatus.FAILED),
+        sources_cached=sum(1 for s in sources if s.status is SourceStatus.READ and s.access_method == CACHE_METHOD),
         evidence_count=len(state.evidence),
         confidence=latest.confidence if latest else 0.0,
         iterations=state.iteration,

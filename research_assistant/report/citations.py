@@ -166,9 +166,13 @@ def _sentence(text: str) -> str:
 
 
 def _note(source: SourceRecord) -> str:
-    kind = _TYPE_NAMES.get(source.source_type, str(source.source_type))
-    method = f", via {escape_markdown(source.access_method)}" if source.access_method else ""
-    return f"_({escape_markdown(kind)}{method})_"
+    """`_(news article; news, credibility 0.80; via http)_`: what the source is and how it was read."""
+    parts = [_TYPE_NAMES.get(source.source_type, str(source.source_type))]
+    if source.credibility is not None:
+        parts.append(f"{source.credibility.category.value}, credibility {source.credibility.score:.2f}")
+    if source.access_method:
+        parts.append(f"via {source.access_method}")
+    return f"_({escape_markdown('; '.join(parts))})_"
 
 
 def format_source(source: SourceRecord, number: int, style: CitationStyle, quotes: Sequence[str] = ()) -> str:

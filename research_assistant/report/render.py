@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from research_assistant.context import CitationStyle
-from research_assistant.report.citations import escape_markdown, format_source
+from research_assistant.report.citations import escape_markdown, format_locator, format_source
 from research_assistant.report.summary import RunSummary, render_run_summary
-from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord
+from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord, SourceStatus
 
 _QUIET_LEVELS = frozenset({"info", "debug"})
 
@@ -86,6 +86,16 @@ def _caveats(report: ResearchReport, notices: Sequence[Notice]) -> list[str]:
     return [f"- {escape_markdown(m)}" for m in messages if m.strip()]
 
 
+def _unread(sources: Mapping[str, SourceRecord]) -> list[str]:
+    """Each failed source with its reason, so the analyst sees what the report could not draw on."""
+    failed = [source for source in sources.values() if source.status is SourceStatus.FAILED]
+    return [
+        f"- {escape_markdown(source.title) or 'Untitled'}: {format_locator(source.locator)} "
+        f"({escape_markdown(source.reason or 'unknown reason')})"
+        for source in sorted(failed, key=lambda s: s.locator)
+    ]
+
+
 def render_markdown(
     report: ResearchReport,
     sources: Mapping[str, SourceRecord],
@@ -130,6 +140,9 @@ def render_markdown(
     for source_id, number in citations.numbers.items():
         entries += [format_source(sources[source_id], number, style, citations.quotes[source_id]), ""]
     lines += _section("Sources", entries[:-1], "No sources were cited.")
+    unread = _unread(sources)
+    if unread:
+        lines += _section("Sources that could not be read", unread, "")
     if metadata is not None:
         lines += render_run_summary(metadata)
     return "\n".join(lines).strip() + "\n"

@@ -14,6 +14,7 @@ class RunSummary(Record):
     depth: str = Field(description="'quick', 'standard' or 'deep'.")
     sources_read: int = 0
     sources_failed: int = 0
+    sources_cached: int = Field(default=0, description="Sources read from the document cache, not fetched.")
     evidence_count: int = 0
     confidence: float | None = Field(default=None, description="0-100, from the last progress assessment.")
     iterations: int = 0
@@ -29,7 +30,9 @@ def render_run_summary(summary: RunSummary) -> list[str]:
         rounds += f" (stopped: {escape_markdown(summary.stop_reason)})"
     items = [
         f"Depth: {escape_markdown(summary.depth)}",
-        f"Sources: {summary.sources_read} read, {summary.sources_failed} failed",
+        f"Sources: {summary.sources_read} read"
+        + (f" ({summary.sources_cached} from cache)" if summary.sources_cached else "")
+        + f", {summary.sources_failed} failed",
         f"Evidence items: {summary.evidence_count}",
     ]
     if summary.confidence is not None:

@@ -11,6 +11,20 @@ from typing import Protocol
 
 from research_assistant.schemas import Notice, SearchResult, SourceType
 
+SNIPPET_CHARS = 300
+
+
+def trim_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """Text on one line, cut at a word boundary to at most `limit` characters (plus an ellipsis)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
 
 class ProviderError(Exception):
     """A provider could not answer; the message is shown to the analyst."""

@@ -9,22 +9,10 @@ from collections import defaultdict
 from research_assistant.corpus.indexer import CorpusIndexer, SyncReport
 from research_assistant.knowledge.repository import ResearchRepository
 from research_assistant.schemas import Notice, Passage, SearchResult, SourceType
+from research_assistant.search.base import trim_snippet
 
-SNIPPET_CHARS = 300
 _PASSAGES_PER_RESULT = 4
 """Passages retrieved per result wanted, so that several documents make the list."""
-
-
-def trim_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """Text on one line, cut at a word boundary to at most `limit` characters (plus an ellipsis)."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:.-") + "…"
 
 
 class LocalCorpusProvider:

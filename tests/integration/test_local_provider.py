@@ -13,8 +13,8 @@ from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.embeddings import HashingEmbedding
 from research_assistant.knowledge.repository import ResearchRepository
 from research_assistant.schemas import SourceType
-from research_assistant.search.base import SearchProvider
-from research_assistant.search.local import LocalCorpusProvider, trim_snippet
+from research_assistant.search.base import SearchProvider, trim_snippet
+from research_assistant.search.local import LocalCorpusProvider
 
 FILES = {
     "overview.md": "# The Tram Network\n\nThe network opened in 1987 and has six lines with 42.5 km of route.\n",

@@ -74,12 +74,18 @@ class FakeRepository:
 
 
 class FakeProvider:
-    name = "fake"
-    source_types = frozenset({SourceType.LOCAL})
-
-    def __init__(self, documents: FakeDocuments, fail: bool = False) -> None:
+    def __init__(
+        self,
+        documents: FakeDocuments,
+        fail: bool = False,
+        *,
+        name: str = "fake",
+        source_types: frozenset[SourceType] = frozenset({SourceType.LOCAL}),
+    ) -> None:
         self.documents = documents
         self.fail = fail
+        self.name = name
+        self.source_types = source_types
         self.queries: list[str] = []
 
     async def prepare(self, run_id: str) -> list[Notice]:
@@ -96,7 +102,8 @@ class FakeProvider:
                 title=d.title,
                 snippet=d.text[:80],
                 score=float(len(words & set(d.text.lower().split()))),
-                provider="fake",
+                provider=self.name,
+                source_type=next(iter(self.source_types)),
             )
             for d in self.documents.documents.values()
         ]
@@ -109,7 +116,7 @@ class FakeReader:
         self.broken = set(broken)
         self.reads: list[str] = []
 
-    async def read(self, source: SourceRecord) -> StoredDocument:
+    async def read(self, source: SourceRecord, *, run_id: str = "", refresh: bool = False) -> StoredDocument:
         self.reads.append(source.id)
         if source.locator in self.broken:
             raise ReadError("the file is unreadable")

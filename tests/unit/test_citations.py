@@ -45,17 +45,17 @@ def _html(markdown: str) -> str:
 
 def test_numeric_style() -> None:
     assert format_source(WEB, 1, CitationStyle.NUMERIC) == (
-        "[1] Python 3.12 Guide. <https://www.example.com/guide?x=1>. Accessed 2026-11-21. _(web page, via fetch)_"
+        "[1] Python 3.12 Guide. <https://www.example.com/guide?x=1>. Accessed 2026-11-21. _(web page; via fetch)_"
     )
     assert format_source(LOCAL, 2, CitationStyle.NUMERIC) == (
-        "[2] Team notes. `/data/corpus/notes.md`. Accessed 2026-11-21. _(local document, via local-file)_"
+        "[2] Team notes. `/data/corpus/notes.md`. Accessed 2026-11-21. _(local document; via local-file)_"
     )
 
 
 def test_apa_style_with_and_without_dates() -> None:
     assert format_source(WEB, 3, CitationStyle.APA) == (
         "[3] *Python 3.12 Guide*. (2024, March 5). example.com. "
-        "Retrieved November 21, 2026, from <https://www.example.com/guide?x=1> _(web page, via fetch)_"
+        "Retrieved November 21, 2026, from <https://www.example.com/guide?x=1> _(web page; via fetch)_"
     )
     undated = LOCAL.model_copy(update={"accessed_at": None, "access_method": None})
     assert (
@@ -67,10 +67,10 @@ def test_apa_style_with_and_without_dates() -> None:
 def test_mla_style() -> None:
     assert format_source(WEB, 1, CitationStyle.MLA) == (
         '[1] "Python 3.12 Guide." *example.com*, 5 Mar. 2024, <https://www.example.com/guide?x=1>. '
-        "Accessed 21 Nov. 2026. _(web page, via fetch)_"
+        "Accessed 21 Nov. 2026. _(web page; via fetch)_"
     )
     assert format_source(LOCAL, 2, CitationStyle.MLA) == (
-        '[2] "Team notes." *corpus*, `/data/corpus/notes.md`. Accessed 21 Nov. 2026. _(local document, via local-file)_'
+        '[2] "Team notes." *corpus*, `/data/corpus/notes.md`. Accessed 21 Nov. 2026. _(local document; via local-file)_'
     )
 
 

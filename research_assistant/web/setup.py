@@ -1,0 +1,86 @@
+"""Builds the web side of a run's services from the settings: providers per source kind, and the reader.
+
+Each source kind has its providers in order of preference; the search node
+treats those of one kind as fallbacks for one another. A provider that needs
+a key it does not have is left out, and the analyst is told which key.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from research_assistant.settings import Settings
+
+if TYPE_CHECKING:
+    from research_assistant.knowledge.document_cache import DocumentCache
+    from research_assistant.knowledge.repository import ResearchRepository
+    from research_assistant.search.base import SearchProvider
+    from research_assistant.web.fetcher import Fetcher
+    from research_assistant.web.reader import WebPageReader
+
+
+def web_providers(kind: str, settings: Settings) -> tuple[list[SearchProvider], list[str]]:
+    """The providers for one web source kind ('web', 'news', 'academic', 'wiki'), and what was skipped."""
+    from research_assistant.search.arxiv import ArxivProvider
+    from research_assistant.search.exa import ExaProvider
+    from research_assistant.search.tavily import TavilyProvider, TavilyTopic
+    from research_assistant.search.wikipedia import WikipediaProvider
+
+    timeout = settings.search_timeout
+    tavily_key = settings.tavily_api_key.get_secret_value() if settings.tavily_api_key else ""
+    exa_key = settings.exa_api_key.get_secret_value() if settings.exa_api_key else ""
+    providers: list[SearchProvider] = []
+    if kind in ("web", "news"):
+        topic: TavilyTopic = "news" if kind == "news" else "general"
+        if tavily_key:
+            providers.append(TavilyProvider(tavily_key, settings.tavily_base_url, topic=topic, timeout=timeout))
+        if exa_key:
+            category = "news" if kind == "news" else None
+            providers.append(ExaProvider(exa_key, settings.exa_base_url, category=category, timeout=timeout))
+        if not providers:
+            return [], [f"'{kind}' sources skipped: set TAVILY_API_KEY or EXA_API_KEY to search the web"]
+        return providers, []
+    if kind == "academic":
+        providers.append(ArxivProvider(settings.arxiv_base_url, timeout=timeout, user_agent=settings.user_agent))
+        if exa_key:
+            providers.append(ExaProvider(exa_key, settings.exa_base_url, category="research paper", timeout=timeout))
+        return providers, []
+    if kind == "wiki":
+        return [WikipediaProvider(settings.wikipedia_base_url, timeout=timeout, user_agent=settings.user_agent)], []
+    raise ValueError(f"unknown web source kind {kind!r}")
+
+
+def build_fetcher(settings: Settings) -> Fetcher:
+    from research_assistant.web.fetcher import Fetcher, FetchLimits
+    from research_assistant.web.guard import AddressPolicy
+
+    return Fetcher(FetchLimits.from_settings(settings), AddressPolicy(settings.private_networks))
+
+
+def build_web_reader(
+    settings: Settings, documents: DocumentCache, repository: ResearchRepository | None
+) -> WebPageReader:
+    """The reader for web sources: guarded fetcher, browser when enabled, archive fallback, cache TTL."""
+    from research_assistant.web.failures import FailureLog
+    from research_assistant.web.reader import WebPageReader
+    from research_assistant.web.render import BrowserRenderer
+
+    fetcher = build_fetcher(settings)
+    renderer = None
+    if settings.browser:
+        renderer = BrowserRenderer(
+            fetcher,
+            settings.chromium_executable(),
+            timeout=settings.fetch_total_timeout,
+            max_bytes=settings.fetch_max_bytes,
+        )
+    return WebPageReader(
+        fetcher,
+        documents,
+        repository,
+        renderer=renderer,
+        archive_base_url=settings.wayback_base_url or None,
+        ttl_seconds=settings.cache_ttl_hours * 3600,
+        render_min_chars=settings.render_min_chars,
+        failures=FailureLog(documents.directory.parent, settings.failure_ttl_hours * 3600),
+    )

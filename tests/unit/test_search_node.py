@@ -1,0 +1,93 @@
+"""The search node's provider fallback, its search cache and its choice of sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langgraph.runtime import Runtime
+from support.fakes import FakeDocuments, FakeProvider, fake_context, fake_services
+
+from research_assistant.context import Context
+from research_assistant.nodes.search import Hit, SearchPhase, run_query, select_sources
+from research_assistant.schemas import SearchQuery, SearchResult, SourceType
+from research_assistant.search.cache import SearchCache
+from research_assistant.state import SearchTask
+
+WEB = frozenset({SourceType.WEB})
+TASK = SearchTask(query=SearchQuery(text="tram fare", sub_question_id="q1"), limit=3)
+
+
+def context_with(*providers: FakeProvider, cache: SearchCache | None = None, **overrides: object) -> Context:
+    services = fake_services()
+    services.providers = list(providers)
+    services.search_cache = cache
+    return fake_context(services, **overrides)
+
+
+def documents() -> FakeDocuments:
+    return fake_services().documents  # type: ignore[return-value]
+
+
+async def test_a_failing_provider_falls_back_to_the_next_of_the_same_kind() -> None:
+    docs = documents()
+    tavily = FakeProvider(docs, fail=True, name="tavily", source_types=WEB)
+    exa = FakeProvider(docs, name="exa", source_types=WEB)
+    local = FakeProvider(docs, name="local")
+    update = await run_query(TASK, Runtime(context=context_with(tavily, exa, local)))
+    assert tavily.queries == ["tram fare"] and exa.queries == ["tram fare"] and local.queries == ["tram fare"]
+    assert {hit.result.provider for hit in update["hits"]} == {"exa", "local"}
+    assert [n.message for n in update["notices"]] == ["search provider 'tavily' failed: backend unavailable"]
+
+
+async def test_a_fallback_is_not_asked_when_the_first_provider_answers() -> None:
+    docs = documents()
+    tavily = FakeProvider(docs, name="tavily", source_types=WEB)
+    exa = FakeProvider(docs, name="exa", source_types=WEB)
+    update = await run_query(TASK, Runtime(context=context_with(tavily, exa)))
+    assert exa.queries == []
+    assert [hit.rank for hit in update["hits"]] == list(range(len(update["hits"])))
+    assert update["notices"] == []
+
+
+async def test_web_answers_are_cached_and_refresh_asks_again(tmp_path: Path) -> None:
+    docs = documents()
+    web = FakeProvider(docs, name="tavily", source_types=WEB)
+    local = FakeProvider(docs, name="local")
+    cache = SearchCache(tmp_path, ttl_seconds=3600)
+    first = await run_query(TASK, Runtime(context=context_with(web, local, cache=cache)))
+    again = await run_query(TASK, Runtime(context=context_with(web, local, cache=cache)))
+    assert web.queries == ["tram fare"], "the second identical search came from the cache"
+    assert local.queries == ["tram fare", "tram fare"], "the local corpus is always searched live"
+    assert [h.result for h in again["hits"]] == [h.result for h in first["hits"]]
+    await run_query(TASK, Runtime(context=context_with(web, local, cache=cache, refresh=True)))
+    assert web.queries == ["tram fare", "tram fare"]
+
+
+async def test_a_stale_cached_answer_is_not_used(tmp_path: Path) -> None:
+    web = FakeProvider(documents(), name="tavily", source_types=WEB)
+    cache = SearchCache(tmp_path, ttl_seconds=0)
+    await run_query(TASK, Runtime(context=context_with(web, cache=cache)))
+    await run_query(TASK, Runtime(context=context_with(web, cache=cache)))
+    assert len(web.queries) == 2
+
+
+def hit(url: str, rank: int, provider: str = "tavily") -> Hit:
+    result = SearchResult(locator=url, title=url, provider=provider, source_type=SourceType.WEB, score=0.5)
+    return Hit(result=result, sub_question_id="q1", rank=rank)
+
+
+def test_select_sources_merges_urls_that_lead_to_the_same_page_and_prefers_credible_sources() -> None:
+    state = SearchPhase(
+        question="q",
+        hits=[
+            hit("https://www.reddit.com/r/trams/comments/1", 0),
+            hit("https://transport.example.gov/fares", 0, provider="exa"),
+            hit("https://TRANSPORT.example.gov:443/fares?utm_source=feed#top", 1),
+        ],
+    )
+    update = select_sources(state, Runtime(context=fake_context(fake_services(), max_sources=1)))
+    assert len(update["sources"]) == 2, "the two spellings of the .gov page are one source"
+    [chosen] = update["to_browse"]
+    chosen_source = update["sources"][chosen]
+    assert chosen_source.locator == "https://transport.example.gov/fares"
+    assert chosen_source.credibility is not None and chosen_source.credibility.category.value == "official"
