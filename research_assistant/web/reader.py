@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import SourceRecord
-from research_assistant.web.extract import ExtractedPage, extract_page, looks_script_only
+from research_assistant.web.extract import ExtractedPage, decode_html, extract_page, looks_script_only
 from research_assistant.web.failures import FailureLog
 from research_assistant.web.fetched import FetchedPage, FetchError, FetchRefused, PageFetcher
 from research_assistant.web.render import RenderUnavailable
@@ -133,13 +133,13 @@ class WebPageReader:
         extracted = await _extract(page)
         if page.content_type not in _HTML_TYPES:
             return extracted, "http"
-        if extracted is not None and not looks_script_only(page.text(), extracted.text, self._render_min_chars):
+        if extracted is not None and not looks_script_only(decode_html(page), extracted.text, self._render_min_chars):
             return extracted, "http"
         if self._renderer is None:
             notes.append("read without running its JavaScript (the browser is turned off); text may be missing")
             return extracted, "http"
         try:
-            rendered = await self._renderer.render(page.final_url)
+            rendered = await self._renderer.render(page.url, main=page)
         except RenderUnavailable as error:
             notes.append(f"read without running its JavaScript ({error}); text may be missing")
             return extracted, "http"

@@ -107,11 +107,13 @@ class BrowserRenderer:
         self._session: _Session | None = None
         self._unavailable: RenderUnavailable | None = None
 
-    async def render(self, url: str) -> FetchedPage:
+    async def render(self, url: str, *, main: FetchedPage | None = None) -> FetchedPage:
         """The page at `url` as its scripts leave it: status, final URL and the rendered DOM as HTML.
 
-        Raises `RenderUnavailable` when there is no browser, the main document's `FetchError`, or a
-        `FetchError` when the page cannot be rendered within the timeout and the byte cap.
+        `main` is the page's document when the caller has already fetched it (the reader fetches every
+        page statically first), so it is not downloaded again. Raises `RenderUnavailable` when there is
+        no browser, the main document's `FetchError`, or a `FetchError` when the page cannot be rendered
+        within the timeout and the byte cap.
         """
         if self._unavailable is not None:
             raise self._unavailable
@@ -120,7 +122,8 @@ class BrowserRenderer:
             raise self._unavailable
         session = self._current_session()
         browser = await self._browser(session)
-        main = await self._fetcher.fetch(url, accept=None, check_robots=True)  # within the fetcher's own limits
+        if main is None:
+            main = await self._fetcher.fetch(url, accept=None, check_robots=True)  # within the fetcher's own limits
         if main.content_type not in ("text/html", "application/xhtml+xml"):
             return main  # nothing to run: the page is what was fetched
         async with session.slots:

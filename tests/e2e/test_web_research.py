@@ -103,6 +103,8 @@ def test_a_web_research_is_cited_lists_failures_and_a_rerun_fetches_nothing(
         assert reason in line, line
     assert miniweb.hits["/private/secret.html"] == 0, "robots.txt refused it before any request"
     assert miniweb.hits["/articles/normal.html"] == 1, "found by every query, fetched once"
+    fetched_twice = {path: n for path, n in miniweb.hits.items() if n > 1 and path != "/error500"}
+    assert fetched_twice == {}, "no page is fetched twice (the browser reuses the static fetch)"
 
     if shutil.which("chromium"):
         rendered = texts[miniweb.url("/articles/js-only.html")]

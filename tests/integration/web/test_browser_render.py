@@ -99,6 +99,21 @@ async def renderer() -> AsyncIterator[tuple[BrowserRenderer, DictFetcher]]:
 
 
 @needs_chromium
+async def test_a_document_already_fetched_is_rendered_without_fetching_it_again(
+    renderer: tuple[BrowserRenderer, DictFetcher],
+) -> None:
+    browser, fetcher = renderer
+    document = site()[f"{SITE}/depot"]
+    assert isinstance(document, FetchedPage)
+
+    rendered = await browser.render(f"{SITE}/depot", main=document)
+
+    assert f"{SITE}/depot" not in fetcher.urls, "the handed-over document was used"
+    assert f"{SITE}/static/app.js" in fetcher.urls
+    assert PARAGRAPHS[0] in extract_page(rendered).text
+
+
+@needs_chromium
 async def test_scripts_build_the_page_from_json_fetched_through_our_fetcher(
     renderer: tuple[BrowserRenderer, DictFetcher],
 ) -> None:

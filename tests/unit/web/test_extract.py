@@ -191,6 +191,17 @@ def test_charset_declared_in_the_page_is_used_when_the_server_sent_none() -> Non
     assert "conseil municipal été" in page.text
 
 
+def test_xhtml_with_an_xml_declaration_is_read_like_html(recwarn: pytest.WarningsRecorder) -> None:
+    xhtml = '<?xml version="1.0" encoding="UTF-8"?>\n' + NEWS_PAGE
+    page = FetchedPage(url=URL, final_url=URL, status=200, content_type="application/xhtml+xml", body=xhtml.encode())
+
+    extracted = extract_page(page)
+
+    assert ARTICLE[0] in extracted.text.split("\n\n")
+    assert "Sponsored" not in extracted.text
+    assert not [warning for warning in recwarn if "XML" in str(warning.message)]
+
+
 def test_an_index_page_whose_links_trafilatura_drops_is_read_by_the_soup_extractor() -> None:
     items = "".join(
         f'<li><a href="/guide/{n}">Guide {n}: planning tram route {n} across the centre</a></li>' for n in range(12)

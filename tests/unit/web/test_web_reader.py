@@ -58,7 +58,8 @@ class FakeRenderer:
         self.page = page
         self.rendered: list[str] = []
 
-    async def render(self, url: str) -> FetchedPage:
+    async def render(self, url: str, *, main: FetchedPage | None = None) -> FetchedPage:
+        assert main is not None and main.url == url, "the statically fetched document is handed over"
         self.rendered.append(url)
         if isinstance(self.page, FetchError):
             raise self.page
