@@ -69,3 +69,26 @@ def test_an_invalid_setting_is_shown_instead_of_a_traceback(monkeypatch: pytest.
     app = page()
     assert not app.exception
     assert "RESEARCH_CITATION_STYLE" in app.error[0].value
+
+
+def test_web_sources_are_offered_only_with_a_search_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    monkeypatch.delenv("EXA_API_KEY", raising=False)
+    app = page()
+    assert app.multiselect[0].options == ["Local documents", "Academic (arXiv)", "Wikipedia"]
+    assert any("TAVILY_API_KEY" in caption.value for caption in app.caption)
+
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-page-test")
+    get_settings.cache_clear()
+    app = page()
+    assert "Web" in app.multiselect[0].options and "News" in app.multiselect[0].options
+    assert not any("TAVILY_API_KEY" in caption.value for caption in app.caption)
+    shown = [*(c.value for c in app.caption), *(m.value for m in app.markdown), *(t.value for t in app.text_input)]
+    assert not any("tvly-page-test" in str(text) for text in shown), "the key is never shown"
+
+
+def test_a_research_with_no_source_chosen_is_refused_with_a_message() -> None:
+    app = page()
+    app.multiselect[0].set_value([])
+    app = submit(app, "How many trams can the Kallbacka depot hold?")
+    assert [e.value for e in app.error] == ["Choose at least one kind of source."]
