@@ -41,7 +41,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from bs4 import XMLParsedAsHTMLWarning
 
 from research_assistant.web.fetched import FetchedPage, FetchError
-from research_assistant.web.html_text import ExtractedHtml, html_to_text
+from research_assistant.web.html_text import BlockWriter, ExtractedHtml, collapse, html_to_text
 from research_assistant.web.urls import is_web_url
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ MIN_SHARE_UNMARKED = 0.1
 legitimately keeps far less (39% on a page of anonymous <div>s); only a near-total loss is a failure."""
 
 _HEAD_BYTES = 8192
-_SPACE = re.compile(r"\s+")
 _MAIN_CONTAINER = re.compile(
     r"<(?:main|article)[\s>]|\brole\s*=\s*[\"']?main\b|<div[^>]+class\s*=\s*[\"'](?:[^\"']*\s)?body[\s\"']",
     re.IGNORECASE,
@@ -260,7 +259,7 @@ def _trafilatura_extract(html: str, url: str | None = None, code: Sequence[str] 
         return None
     if document is None or document.body is None:
         return None
-    return _metadata(document), _render(document.body, {_collapse(block): block for block in code})
+    return _metadata(document), _render(document.body, {collapse(block): block for block in code})
 
 
 def _trafilatura_metadata(html: str, url: str) -> _Metadata:
@@ -311,38 +310,12 @@ def _code_blocks(html: str) -> list[str]:
     return blocks
 
 
-class _Blocks:
-    """Collects inline text and emits it as blocks at block boundaries, as `html_to_text` does."""
-
-    def __init__(self) -> None:
-        self.blocks: list[str] = []
-        self._lines: list[list[str]] = [[]]
-
-    def inline(self, text: str) -> None:
-        self._lines[-1].append(text)
-
-    def line_break(self) -> None:
-        self._lines.append([])
-
-    def flush(self) -> None:
-        lines = [_collapse("".join(parts)) for parts in self._lines]
-        block = "\n".join(line for line in lines if line)
-        if block:
-            self.blocks.append(block)
-        self._lines = [[]]
-
-    def add(self, block: str) -> None:
-        self.flush()
-        if block.strip():
-            self.blocks.append(block)
-
-
 def _render(body: _Element, code: Mapping[str, str]) -> str:
     """Trafilatura's XML body (head, p, list/item, table/row/cell, code, quote, lb) as blocks of text.
 
     `code` maps the collapsed text of each of the page's code blocks to its verbatim text.
     """
-    writer = _Blocks()
+    writer = BlockWriter()
     stack: list[Any] = [body]  # an explicit stack: deep nesting must not hit the recursion limit
     while stack:
         item = stack.pop()
@@ -359,16 +332,16 @@ def _render(body: _Element, code: Mapping[str, str]) -> str:
             continue
         if item.tail:
             stack.append(item.tail)
-        flat = _collapse("".join(item.itertext())) if tag in ("code", "quote") else ""
+        flat = collapse("".join(item.itertext())) if tag in ("code", "quote") else ""
         if tag == "lb":
             writer.line_break()
         elif tag == "row":
-            cells = (_collapse("".join(cell.itertext())) for cell in item)
-            writer.add(" | ".join(cell for cell in cells if cell))
+            cells = (collapse("".join(cell.itertext())) for cell in item)
+            writer.verbatim(" | ".join(cell for cell in cells if cell))
         elif flat and flat in code:
-            writer.add(code[flat])
+            writer.verbatim(code[flat])
         elif tag == "code" and "\n" in "".join(item.itertext()).strip():
-            writer.add("".join(item.itertext()).strip("\n").rstrip())
+            writer.verbatim("".join(item.itertext()).strip("\n").rstrip())
         else:
             if tag in _BLOCKS:
                 writer.flush()
@@ -449,12 +422,8 @@ def iso_date(value: str | None) -> str | None:
     return None
 
 
-def _collapse(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
-
-
 def _clean(value: str | None) -> str | None:
-    return (_collapse(value) or None) if value else None
+    return (collapse(value) or None) if value else None
 
 
 def _title(traf_title: str, page_title: str) -> str:
@@ -471,14 +440,14 @@ def _title(traf_title: str, page_title: str) -> str:
 
 
 def _clean_title(value: str | None) -> str:
-    return _collapse(value or "").rstrip(_TITLE_MARKS)[:_MAX_TITLE]
+    return collapse(value or "").rstrip(_TITLE_MARKS)[:_MAX_TITLE]
 
 
 def _author(value: str | None) -> str | None:
     """A byline without its 'By', and nothing when it is a URL or a handle (some sites put those there)."""
     if not value:
         return None
-    value = re.sub(r"^by\s+", "", _collapse(value), flags=re.IGNORECASE)
+    value = re.sub(r"^by\s+", "", collapse(value), flags=re.IGNORECASE)
     if not value or is_web_url(value) or value.startswith("@"):
         return None
     return value[:200]

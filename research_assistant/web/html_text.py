@@ -59,12 +59,13 @@ class ExtractedHtml:
     canonical_url: str | None = None
 
 
-def _collapse(text: str) -> str:
+def collapse(text: str) -> str:
+    """Whitespace runs as single spaces, trimmed."""
     return _SPACE.sub(" ", text).strip()
 
 
-class _BlockWriter:
-    """Collects inline text and emits it as blocks at block boundaries."""
+class BlockWriter:
+    """Collects inline text and emits it as blocks at block boundaries (also used by `web.extract`)."""
 
     def __init__(self) -> None:
         self.blocks: list[str] = []
@@ -77,7 +78,7 @@ class _BlockWriter:
         self._lines.append([])
 
     def flush(self) -> None:
-        lines = [_collapse("".join(parts)) for parts in self._lines]
+        lines = [collapse("".join(parts)) for parts in self._lines]
         block = "\n".join(line for line in lines if line)
         if block:
             self.blocks.append(block)
@@ -91,12 +92,12 @@ class _BlockWriter:
 
 
 def _table_row(row: Tag) -> str:
-    cells = [_collapse(cell.get_text(" ")) for cell in row.find_all(["td", "th"], recursive=False)]
+    cells = [collapse(cell.get_text(" ")) for cell in row.find_all(["td", "th"], recursive=False)]
     return " | ".join(cell for cell in cells if cell)
 
 
 def _render(root: Tag) -> str:
-    writer = _BlockWriter()
+    writer = BlockWriter()
     # An explicit stack instead of recursion: deeply nested markup must not hit the recursion limit.
     stack: list[Any] = [root]
     while stack:
@@ -133,7 +134,7 @@ def _meta_values(soup: BeautifulSoup) -> dict[str, str]:
         key = meta.get("name") or meta.get("property") or meta.get("itemprop")
         content = meta.get("content")
         if isinstance(key, str) and isinstance(content, str) and content.strip():
-            values.setdefault(key.strip().lower(), _collapse(content))
+            values.setdefault(key.strip().lower(), collapse(content))
     return values
 
 
@@ -156,7 +157,7 @@ def _json_ld(soup: BeautifulSoup) -> tuple[str | None, str | None]:
             published = item.get("datePublished")
             if author or published:
                 return (
-                    _collapse(author) if isinstance(author, str) else None,
+                    collapse(author) if isinstance(author, str) else None,
                     published if isinstance(published, str) else None,
                 )
     return None, None
@@ -207,9 +208,9 @@ def _title(soup: BeautifulSoup, meta: dict[str, str]) -> str:
     if "og:title" in meta:
         return meta["og:title"]
     if soup.title and soup.title.string and soup.title.string.strip():
-        return _collapse(soup.title.string)
+        return collapse(soup.title.string)
     heading = soup.find("h1")
-    return _collapse(heading.get_text(" ")) if heading else ""
+    return collapse(heading.get_text(" ")) if heading else ""
 
 
 def _canonical(soup: BeautifulSoup, meta: dict[str, str]) -> str | None:
