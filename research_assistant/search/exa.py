@@ -98,6 +98,8 @@ class ExaProvider:
             raise ProviderError(f"{_SERVICE} answered with malformed JSON") from None
         except ValueError as error:
             failed = _FAILED_STATUS.search(str(error))
+            if failed is None and "JSON" in str(error):  # exa-py 2 wraps a body that does not decode
+                raise ProviderError(f"{_SERVICE} answered with malformed JSON") from None
             if failed is None:
                 raise ProviderError(f"{_SERVICE} rejected the request") from None
             raise ProviderError(status_message(_SERVICE, int(failed.group(1)), keyed=True)) from None
