@@ -72,7 +72,7 @@ def _build(context: Context) -> Services:
     from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
     from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-    from research_assistant.schemas import SourceType
+    from research_assistant.schemas import Notice, SourceType
     from research_assistant.search.cache import SearchCache
     from research_assistant.search.local import LocalCorpusProvider
 

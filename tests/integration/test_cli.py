@@ -53,6 +53,22 @@ def test_no_source_configured_is_refused(capsys: pytest.CaptureFixture[str]) -> 
     assert_one_line_error(err, "no source is configured")
 
 
+def test_web_sources_without_a_search_key_are_refused_naming_the_keys(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("TAVILY_API_KEY", "EXA_API_KEY", "RESEARCH_TAVILY_API_KEY", "RESEARCH_EXA_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = run_cli(capsys, "What is the fare?", "--sources", "web,news")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "'web' sources skipped: set TAVILY_API_KEY or EXA_API_KEY")
+
+
+def test_local_sources_without_a_corpus_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "What is the fare?", "--sources", "local,wiki")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "'local' sources need a corpus")
+
+
 def test_a_missing_corpus_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run_cli(capsys, "What is the fare?", "--corpus", str(tmp_path / "nowhere"))
     assert code == EXIT_USAGE
