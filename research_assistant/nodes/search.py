@@ -12,6 +12,7 @@ best new ones within the run's source budget. Web answers are cached on disk
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from collections import defaultdict
 from collections.abc import Sequence
@@ -80,22 +81,25 @@ def dispatch_queries(state: ResearchState, runtime: Runtime[Context]) -> list[Se
 
 
 async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask each kind of source once: providers of the same kinds stand in for one another, in order."""
+    """Ask each kind of source once, all kinds at the same time; providers of the same kinds stand in
+    for one another, in order."""
     services = services_for(runtime.context)
-    hits: list[Hit] = []
-    notices: list[Notice] = []
-    for group in _fallback_groups(services.providers):
+
+    async def ask(group: list[SearchProvider]) -> tuple[list[Hit], list[Notice]]:
+        failures: list[Notice] = []
         for provider in group:
             try:
                 results = await _search(provider, state, runtime.context, services.search_cache)
             except ProviderError as error:
-                notices.append(Notice(message=f"search provider '{provider.name}' failed: {error}"))
+                failures.append(Notice(message=f"search provider '{provider.name}' failed: {error}"))
                 continue
-            hits.extend(
-                Hit(result=result, sub_question_id=state.query.sub_question_id, rank=rank)
-                for rank, result in enumerate(results)
-            )
-            break
+            ranked = [Hit(result=r, sub_question_id=state.query.sub_question_id, rank=n) for n, r in enumerate(results)]
+            return ranked, failures
+        return [], failures
+
+    answers = await asyncio.gather(*(ask(group) for group in _fallback_groups(services.providers)))
+    hits = [hit for group_hits, _ in answers for hit in group_hits]
+    notices = [notice for _, group_notices in answers for notice in group_notices]
     for notice in notices:
         emit(runtime, "search", notice.message, level="warning")
     return {"hits": hits, "search_history": [normalize_query(state.query.text)], "notices": notices}
