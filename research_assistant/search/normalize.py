@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import ssl
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from datetime import date
-from email.utils import parsedate_to_datetime
 from functools import cache
 from urllib.parse import urlsplit
 
@@ -22,9 +19,9 @@ import httpx
 
 from research_assistant.schemas import SearchResult, SourceType
 from research_assistant.search.base import ProviderError, trim_snippet
+from research_assistant.web.dates import iso_date
 from research_assistant.web.urls import is_web_url, normalize_url
 
-_ISO_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})(?:$|[T\s])")
 _DETAIL_CHARS = 160
 """Longest piece of a server's own error text quoted in a message."""
 
@@ -94,20 +91,6 @@ def rank_score(rank: int, total: int) -> float:
     if total <= 0:
         return 0.0
     return round(1.0 - rank / total, 6)
-
-
-def iso_date(value: object) -> str | None:
-    """The YYYY-MM-DD date of an ISO 8601 or RFC 2822 timestamp (as written, no time-zone shift); else None."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    match = _ISO_DATE.match(value)
-    try:
-        if match:
-            year, month, day = (int(part) for part in match.groups())
-            return date(year, month, day).isoformat()
-        return parsedate_to_datetime(value.strip()).date().isoformat()
-    except (TypeError, ValueError, IndexError):
-        return None
 
 
 def base_url_of(base_url: str, service: str) -> str:

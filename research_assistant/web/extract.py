@@ -34,12 +34,12 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from bs4 import XMLParsedAsHTMLWarning
 
+from research_assistant.web.dates import iso_date
 from research_assistant.web.fetched import FetchedPage, FetchError
 from research_assistant.web.html_text import BlockWriter, ExtractedHtml, collapse, html_to_text
 from research_assistant.web.urls import is_web_url
@@ -73,8 +73,6 @@ _DOC_GENERATOR = re.compile(
 _PRE = re.compile(r"<pre[\s>]", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _HTML_LANG = re.compile(r"<html[^>]*\slang\s*=\s*[\"']?([A-Za-z]{2,3}(?:-[A-Za-z0-9]+)*)", re.IGNORECASE)
-_DATE_PREFIX = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
-_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%a, %d %b %Y %H:%M:%S %z", "%Y%m%d")
 _TITLE_SEPARATOR = re.compile(r"\s+(?:[|\-–—·»:]|::)\s+")
 _TITLE_MARKS = " \t\n¶§#🔗"
 """Permalink symbols that documentation generators append to headings."""
@@ -401,25 +399,6 @@ def _from_text(page: FetchedPage) -> ExtractedPage:
 
 
 # --- Metadata ---------------------------------------------------------------------------------------------------
-
-
-def iso_date(value: str | None) -> str | None:
-    """A date as YYYY-MM-DD when `value` holds a real one (ISO, RFC 2822 or 'May 1, 2024' style), else None."""
-    if not value:
-        return None
-    value = value.strip()
-    found = _DATE_PREFIX.match(value)
-    if found:
-        try:
-            return date(*(int(part) for part in found.groups())).isoformat()
-        except ValueError:
-            return None
-    for form in _DATE_FORMATS:
-        try:
-            return datetime.strptime(value, form).date().isoformat()
-        except ValueError:
-            continue
-    return None
 
 
 def _clean(value: str | None) -> str | None:
