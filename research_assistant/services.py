@@ -101,7 +101,7 @@ def _build(context: Context) -> Services:
             providers.extend(found)
             notices.extend(Notice(message=message) for message in skipped)
         reader = build_web_reader(settings, documents, repository)
-        readers.update(dict.fromkeys((SourceType.WEB, SourceType.NEWS, SourceType.ACADEMIC, SourceType.WIKI), reader))
+        readers.update({SourceType(kind): reader for kind in WEB_KINDS})
     if not providers:
         raise ConfigurationError("; ".join([_NO_SOURCE, *(notice.message for notice in notices)]))
     return Services(
