@@ -1,9 +1,10 @@
-"""The command line: `research-assistant run QUESTION [--corpus DIR] [--sources ...]` and `fetch URL`.
+"""The command line: `research-assistant run QUESTION [--corpus DIR] [--sources ...]`, `resume RUN_ID`,
+`runs`, `show RUN_ID`, `trace RUN_ID` and `fetch URL`.
 
 Progress goes to stderr, one line per step; the report goes to stdout or to
 `--out`. Exit codes: 0 report written, 1 unexpected failure, 2 bad input (or,
 for `fetch`, a refused or failed URL), 3 report written but no evidence was
-found, 130 interrupted.
+found, 130 cancelled (Ctrl-C; the run can be resumed).
 Heavy libraries load only once the input has been checked, so mistakes are
 reported at once.
 """
@@ -15,13 +16,15 @@ import asyncio
 import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, TextIO, cast, get_args
+from typing import TYPE_CHECKING, Any, TextIO, cast, get_args
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
-from research_assistant.progress import ProgressEvent
 from research_assistant.settings import Settings, SettingsError, get_settings
+
+if TYPE_CHECKING:
+    from research_assistant.runs.records import RunRecord, TraceEvent
 
 SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
 
@@ -30,6 +33,10 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NO_EVIDENCE, EXIT_INTERRUPTED = 0, 1, 2,
 
 class UsageError(Exception):
     """Bad input from the user; the message is printed as one line."""
+
+
+class Cancelled(Exception):
+    """The analyst pressed Ctrl-C during a run; the message says how to carry on."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +49,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--corpus", type=Path, help="folder of local documents (.md .txt .html .pdf .docx)")
     run.add_argument("--depth", choices=[d.value for d in Depth], help="how thorough (default: standard)")
     run.add_argument("--style", choices=[s.value for s in CitationStyle], help="citation style (default: numeric)")
-    run.add_argument("--out", type=Path, help="write the report to this file instead of stdout")
     run.add_argument("--max-sources", type=_positive_int, help="most sources to read")
     run.add_argument("--max-iterations", type=_positive_int, help="most research rounds (at most 10)")
     run.add_argument("--max-seconds", type=float, help="wall-clock limit for the run")
@@ -53,13 +59,30 @@ def build_parser() -> argparse.ArgumentParser:
         "given, plus web when a Tavily or Exa key is set)",
     )
     run.add_argument("--refresh", action="store_true", help="ignore cached pages and searches; fetch anew")
-    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _add_output_options(run)
+
+    resume = commands.add_parser("resume", help="continue a cancelled, failed or interrupted run")
+    resume.add_argument("run_id", help="the run's id (or its first characters), as `runs` lists it")
+    resume.add_argument("--finish", action="store_true", help="research no further; write the report now")
+    _add_output_options(resume)
+
+    runs = commands.add_parser("runs", help="list past runs, newest first")
+    runs.add_argument("--limit", type=_positive_int, default=20, help="how many runs to list (default: 20)")
+    show = commands.add_parser("show", help="print one run: its parameters, metrics and report, or its state so far")
+    show.add_argument("run_id", help="the run's id (or its first characters)")
+    trace = commands.add_parser("trace", help="print a run's trace as JSON lines")
+    trace.add_argument("run_id", help="the run's id (or its first characters)")
 
     fetch = commands.add_parser("fetch", help="show what research sees of one web page, or why it is refused")
     fetch.add_argument("url", help="an http(s) URL")
     fetch.add_argument("--refresh", action="store_true", help="ignore the cached copy; fetch anew")
     fetch.add_argument("--max-chars", type=_positive_int, default=4000, help="most characters of text to print")
     return parser
+
+
+def _add_output_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--out", type=Path, help="write the report to this file instead of stdout")
+    command.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def _source_kinds(text: str) -> list[SourceKind]:
@@ -86,9 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"research-assistant: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except Cancelled as cancelled:
+        print(f"research-assistant: {cancelled}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print("research-assistant: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`show RUN | head`): stop writing, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
     except Exception as error:  # a bug, not a user mistake: one line, the traceback only on request
         if os.environ.get("RESEARCH_DEBUG"):
             raise
@@ -99,13 +128,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.command == "fetch":
         return fetch_command(args.url, stdout, stderr, refresh=args.refresh, max_chars=args.max_chars)
+    if args.command in ("runs", "show", "trace"):
+        return inspect_command(args, stdout)
+    if args.command == "resume":
+        return resume_command(args, stdout, stderr)
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
-    try:
-        settings = get_settings()
-    except SettingsError as error:
-        raise UsageError(str(error)) from None
+    settings = _settings()
     corpus = args.corpus or settings.corpus_dir
     source_types = args.sources or _default_sources(corpus is not None, settings)
     if "local" in source_types:
@@ -117,8 +147,7 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             "no source is configured: pass --corpus DIR (a folder of documents), or set TAVILY_API_KEY or "
             "EXA_API_KEY for web search, or choose --sources wiki,academic"
         )
-    if args.out is not None:
-        _check_writable(args.out)
+    _check_writable(args.out)
     context = Context(
         depth=Depth(args.depth or settings.depth),
         source_types=source_types,
@@ -129,7 +158,74 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         max_seconds=args.max_seconds or settings.max_seconds,
         refresh=args.refresh,
     )
-    result = asyncio.run(_research(question, context, None if args.quiet else stderr))
+    from research_assistant.runner import new_run_id, run_research
+
+    run_id = new_run_id()
+    work = run_research(question, context, _progress_printer(None if args.quiet else stderr), run_id=run_id)
+    return _deliver(_research(work, run_id), args, stdout, stderr)
+
+
+def resume_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """Continue a stopped run from its last completed step, with the parameters it was started with."""
+    from research_assistant.runner import resume_research
+
+    settings = _settings()
+    record = _find_run(settings, args.run_id)
+    context = record.parameters.context(db_dir=settings.db_dir, cache_dir=settings.cache_dir)
+    if "local" in context.source_types and context.corpus_dir is not None and not args.finish:
+        _check_corpus(context.corpus_dir)
+    _check_writable(args.out)
+    work = resume_research(record, context, _progress_printer(None if args.quiet else stderr), finish=args.finish)
+    return _deliver(_research(work, record.run_id), args, stdout, stderr)
+
+
+def inspect_command(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`runs`, `show RUN_ID` and `trace RUN_ID`: read the run store, change nothing."""
+    from research_assistant.runs.metrics import compute_metrics
+    from research_assistant.runs.records import EventKind, RunStatus
+    from research_assistant.runs.store import RunStore
+    from research_assistant.runs.trace import as_json_lines
+    from research_assistant.runs.views import run_details, runs_table
+
+    settings = _settings()
+    if args.command == "runs":
+        stdout.write(runs_table(RunStore.at(settings.db_dir).recent(args.limit)))
+        return EXIT_OK
+    record = _find_run(settings, args.run_id)
+    events = RunStore.at(settings.db_dir).events(record.run_id)
+    if args.command == "trace":
+        stdout.writelines(as_json_lines(events))
+        return EXIT_OK
+    if record.status is RunStatus.COMPLETED:
+        stdout.write(run_details(record, record.metrics, {}))
+        return EXIT_OK
+    from research_assistant.runner import saved_state
+
+    state = asyncio.run(saved_state(settings.db_dir, record.run_id))
+    trace = list(events)
+    messages = [event for event in trace if event.kind not in (EventKind.NODE_START, EventKind.NODE_END)]
+    stdout.write(run_details(record, compute_metrics(trace, state), state, messages[-8:]))
+    return EXIT_OK
+
+
+def _settings() -> Settings:
+    try:
+        return get_settings()
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+
+
+def _find_run(settings: Settings, run_id: str) -> RunRecord:
+    from research_assistant.runs.store import RunNotFound, RunStore
+
+    try:
+        return RunStore.at(settings.db_dir).find(run_id)
+    except RunNotFound as error:
+        raise UsageError(str(error)) from None
+
+
+def _deliver(result: dict[str, Any], args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """Write the report where the analyst asked; the exit code says whether it has evidence."""
     markdown = result["report_markdown"]
     if args.out is not None:
         try:
@@ -146,20 +242,39 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     return EXIT_OK
 
 
-async def _research(question: str, context: Context, progress: TextIO | None) -> dict[str, Any]:
+def _progress_printer(progress: TextIO | None) -> Callable[[TraceEvent], None] | None:
+    """Progress lines on stderr: the messages of the run's trace (node starts and ends stay in the trace)."""
+    from research_assistant.runs.records import EventKind
+
+    if progress is None:
+        return None
+    shown = {EventKind.RUN_START, EventKind.PROGRESS, EventKind.SOURCE}
+
+    def show(event: TraceEvent) -> None:
+        if event.kind in shown:
+            node = "run" if event.kind is EventKind.RUN_START else event.node
+            message = f"{event.message} {event.run_id}" if event.kind is EventKind.RUN_START else event.message
+            level = "warning: " if event.level == "warning" else ""
+            print(f"[{node}] {level}{message}", file=progress, flush=True)
+
+    return show
+
+
+def _research(work: Coroutine[Any, Any, dict[str, Any]], run_id: str) -> dict[str, Any]:
+    """Run the research; Ctrl-C cancels it, keeping what was gathered for `resume`."""
     from research_assistant.corpus.files import CorpusError
-    from research_assistant.runner import run_research
+    from research_assistant.runner import RunNotResumable
     from research_assistant.services import ConfigurationError
 
-    def show(event: ProgressEvent) -> None:
-        if progress is not None:
-            level = "warning: " if event.level == "warning" else ""
-            print(f"[{event.node}] {level}{event.message}", file=progress, flush=True)
-
     try:
-        return await run_research(question, context, show)
-    except (CorpusError, ConfigurationError) as error:
+        return asyncio.run(work)
+    except (CorpusError, ConfigurationError, RunNotResumable) as error:
         raise UsageError(str(error)) from None
+    except KeyboardInterrupt:
+        raise Cancelled(
+            f"cancelled run {run_id}; what it gathered is kept. `research-assistant resume {run_id}` continues "
+            f"it; add --finish to write the report from what it has"
+        ) from None
 
 
 def _default_sources(has_corpus: bool, settings: Settings) -> list[SourceKind]:
@@ -242,7 +357,9 @@ def _check_corpus(corpus: Path) -> None:
         raise UsageError(str(error)) from None
 
 
-def _check_writable(out: Path) -> None:
+def _check_writable(out: Path | None) -> None:
+    if out is None:
+        return
     if out.is_dir():
         raise UsageError(f"cannot write the report to {out}: it is a folder")
     parent = out.parent if str(out.parent) else Path(".")

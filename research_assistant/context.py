@@ -86,9 +86,20 @@ class Context:
     """Document cache folder."""
     refresh: bool = False
     """Ignore cached pages and searches, fetching everything anew."""
+    deadline: float | None = None
+    """When research must stop (epoch seconds); the runner sets it from `max_seconds` each time a run starts
+    or resumes. Unset, the limit counts from the run's start."""
     services: Any = field(default=None, repr=False, compare=False)
     """Ready-made `Services` (tests inject fakes); built from the fields above when unset. Typed `Any` so
     that the context's JSON schema, which LangGraph's server and Studio build, stays plain data."""
+
+    def __post_init__(self) -> None:
+        # LangGraph's server (and Studio) hands the context over as JSON: plain strings for paths and enums.
+        self.depth = Depth(self.depth)
+        self.citation_style = CitationStyle(self.citation_style)
+        self.db_dir, self.cache_dir = Path(self.db_dir), Path(self.cache_dir)
+        if self.corpus_dir is not None:
+            self.corpus_dir = Path(self.corpus_dir)
 
     @property
     def profile(self) -> DepthProfile:

@@ -1,7 +1,8 @@
 """Progress events: what each step did, as the CLI and the page show it.
 
-Nodes emit one `ProgressEvent` per step through LangGraph's custom stream, so
-every interface renders the same stream (`astream(stream_mode="custom")`).
+Nodes emit `ProgressEvent`s through LangGraph's custom stream; the runner
+turns them, with each node's start and end, into the run's trace, which every
+interface renders (see `runs/trace.py`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,32 @@ if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
 
+class SourceOutcome(BaseModel):
+    """What happened when a source was read."""
+
+    source_id: str
+    locator: str
+    title: str = ""
+    outcome: str = Field(description="'read' (a local file), 'fetched', 'cached' or 'failed'.")
+    method: str = Field(default="", description="How the text was obtained: http, browser, archive…, cache.")
+    reason: str = Field(default="", description="Why a source failed.")
+
+
 class ProgressEvent(BaseModel):
     node: str
     message: str
     counts: dict[str, float] = Field(default_factory=dict)
     level: str = "info"
+    source: SourceOutcome | None = None
 
 
-def emit(runtime: Runtime[Any], node: str, message: str, level: str = "info", **counts: float) -> None:
-    runtime.stream_writer(ProgressEvent(node=node, message=message, counts=counts, level=level).model_dump())
+def emit(
+    runtime: Runtime[Any],
+    node: str,
+    message: str,
+    level: str = "info",
+    source: SourceOutcome | None = None,
+    **counts: float,
+) -> None:
+    event = ProgressEvent(node=node, message=message, counts=counts, level=level, source=source)
+    runtime.stream_writer(event.model_dump(exclude_none=True))

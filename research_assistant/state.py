@@ -44,6 +44,7 @@ class InputState(BaseModel):
     """What a caller provides."""
 
     question: str = Field(description="The research question, as the analyst wrote it.")
+    run_id: str = Field(default="", description="This run's id; analyze_query makes one when none is given.")
 
 
 class OutputState(BaseModel):

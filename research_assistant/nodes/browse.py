@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from research_assistant.context import Context
-from research_assistant.progress import emit
+from research_assistant.progress import SourceOutcome, emit
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import Notice, SourceStatus, SourceType
 from research_assistant.services import services_for
@@ -36,7 +36,10 @@ async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str,
             raise ReadError(f"no reader for {source.source_type.value} sources")
         document = await reader.read(source, run_id=state.run_id, refresh=runtime.context.refresh)
     except ReadError as error:
-        emit(runtime, "browse", f"failed: {source.title}: {error}", level="warning", failed=1)
+        outcome = SourceOutcome(
+            source_id=source.id, locator=source.locator, title=source.title, outcome="failed", reason=str(error)
+        )
+        emit(runtime, "browse", f"failed: {source.title}: {error}", level="warning", source=outcome, failed=1)
         return {"sources": {source.id: source.model_copy(update={"status": SourceStatus.FAILED, "reason": str(error)})}}
     published = document.published or source.published
     author = document.author or source.author
@@ -55,14 +58,23 @@ async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str,
         }
     )
     cached = document.access_method == CACHE_METHOD
+    fetched = not cached and source.source_type is not SourceType.LOCAL
     how = "from cache" if cached else f"via {document.access_method}"
+    outcome = SourceOutcome(
+        source_id=source.id,
+        locator=source.locator,
+        title=read.title,
+        outcome="cached" if cached else "fetched" if fetched else "read",
+        method=document.access_method,
+    )
     emit(
         runtime,
         "browse",
         f"read {how}: {read.title} ({read.chars:,} characters)",
+        source=outcome,
         read=1,
         cached=int(cached),
-        fetched=int(not cached and source.source_type is not SourceType.LOCAL),
+        fetched=int(fetched),
     )
     notices = [Notice(message=f"{read.title}: {note}") for note in document.notes]
     for notice in notices:

@@ -34,8 +34,9 @@ def stop_reason(
     read = sum(1 for source in state.sources.values() if source.status is SourceStatus.READ)
     if read >= context.source_limit:
         return f"source limit reached ({context.source_limit})", []
-    if now - state.started_at >= context.max_seconds:
-        return f"time limit reached ({context.max_seconds:.0f} s)", []
+    deadline = context.deadline if context.deadline is not None else state.started_at + context.max_seconds
+    if now >= deadline:
+        return f"time limit reached ({context.max_seconds:g} s)", []
     history = set(state.search_history)
     fresh: list[SearchQuery] = []
     for query in assessment.new_queries:

@@ -13,19 +13,19 @@ from research_assistant.reading import CACHE_METHOD
 from research_assistant.report.render import render_markdown
 from research_assistant.report.summary import RunSummary
 from research_assistant.report.verify import verify_report
-from research_assistant.schemas import Notice, SourceStatus
+from research_assistant.schemas import Notice, QueryAnalysis, ResearchPlan, SourceStatus
 from research_assistant.services import services_for
 from research_assistant.state import ResearchState
 
 
 async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    assert state.analysis is not None and state.plan is not None, "analysis and planning run first"
     services = services_for(runtime.context)
     latest = state.assessments[-1] if state.assessments else None
+    # A run stopped early (time limit, cancelled) may reach synthesis before analysis or planning finished.
     draft = await services.reasoner.synthesize(
         state.question,
-        state.analysis,
-        state.plan,
+        state.analysis or QueryAnalysis(keywords=[]),
+        state.plan or ResearchPlan(sub_questions=[], min_sources=1, min_evidence_per_question=1),
         list(state.evidence.values()),
         list(state.sources.values()),
         latest,

@@ -203,7 +203,7 @@ class FakeReasoner:
             title="Report",
             question=question,
             key_findings=findings,
-            sections=[ReportSection(heading=plan.sub_questions[0].text, findings=findings)],
+            sections=[ReportSection(heading=s.text, findings=findings) for s in plan.sub_questions[:1]],
         )
 
 

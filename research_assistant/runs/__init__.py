@@ -1,0 +1,1 @@
+"""Durable runs: checkpoints, the run store, the trace and the metrics of every research run."""

@@ -1,0 +1,56 @@
+"""The SQLite checkpointer every run is saved with, and the one serializer it may use.
+
+LangGraph stores state as msgpack. Our records (pydantic models and enums)
+come back by importing the class a checkpoint names, so the serializer
+accepts only the classes of our own schema modules, and never falls back to
+pickle: a tampered checkpoint file cannot make `resume` run arbitrary code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from enum import Enum
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+CHECKPOINT_FILE = "checkpoints.sqlite"
+
+
+def state_types(*modules: ModuleType) -> list[tuple[str, str]]:
+    """(module, class) of every pydantic model and enum defined in `modules`."""
+    return [
+        (module.__name__, name)
+        for module in modules
+        for name, value in vars(module).items()
+        if inspect.isclass(value) and value.__module__ == module.__name__ and issubclass(value, BaseModel | Enum)
+    ]
+
+
+def safe_serializer() -> JsonPlusSerializer:
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from research_assistant import context, schemas, state
+
+    return JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=state_types(schemas, state, context))
+
+
+@asynccontextmanager
+async def open_checkpointer(db_dir: Path) -> AsyncIterator[AsyncSqliteSaver]:
+    """The run checkpointer, in `db_dir` (which the run store has created): committed after every step."""
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    async with aiosqlite.connect(db_dir / CHECKPOINT_FILE, timeout=15) as connection:
+        await connection.execute("PRAGMA journal_mode=WAL")
+        saver = AsyncSqliteSaver(connection, serde=safe_serializer())
+        await saver.setup()
+        yield saver

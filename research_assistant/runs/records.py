@@ -1,0 +1,128 @@
+"""What the run store keeps about a run: parameters, status, trace events and metrics."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from research_assistant.context import CitationStyle, Context, Depth, SourceKind
+from research_assistant.progress import SourceOutcome
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    """Stopped without finishing and without being asked to: the process died, or the graph paused."""
+
+
+RESUMABLE = frozenset({RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.INTERRUPTED})
+
+
+class RunParameters(BaseModel):
+    """A run's parameters as plain data: what `resume` needs to rebuild its `Context`."""
+
+    depth: Depth
+    source_types: list[SourceKind]
+    corpus_dir: str | None = None
+    citation_style: CitationStyle
+    max_sources: int | None = None
+    max_iterations: int | None = None
+    max_seconds: float
+    refresh: bool = False
+
+    @classmethod
+    def of(cls, context: Context) -> RunParameters:
+        return cls(
+            depth=context.depth,
+            source_types=list(context.source_types),
+            corpus_dir=str(context.corpus_dir) if context.corpus_dir is not None else None,
+            citation_style=context.citation_style,
+            max_sources=context.max_sources,
+            max_iterations=context.max_iterations,
+            max_seconds=context.max_seconds,
+            refresh=context.refresh,
+        )
+
+    def context(self, **overrides: Any) -> Context:
+        """A `Context` with these parameters; `overrides` sets the others (folders, services)."""
+        fields = self.model_dump()
+        fields["corpus_dir"] = Path(self.corpus_dir) if self.corpus_dir else None
+        return Context(**{**fields, **overrides})
+
+    def summary(self) -> str:
+        limits = [
+            f"{name} {value}"
+            for name, value in (("max sources", self.max_sources), ("max rounds", self.max_iterations))
+            if value is not None
+        ]
+        return ", ".join([self.depth.value, "+".join(self.source_types), *limits, f"{self.max_seconds:.0f} s limit"])
+
+
+class EventKind(StrEnum):
+    RUN_START = "run_start"
+    NODE_START = "node_start"
+    NODE_END = "node_end"
+    PROGRESS = "progress"
+    SOURCE = "source"
+    RUN_END = "run_end"
+
+
+class TraceEvent(BaseModel):
+    """One entry of a run's trace, which is also the progress the CLI and the page show."""
+
+    run_id: str
+    seq: int = Field(description="Position in the run's trace, from 0; continues across resumes.")
+    at: float = Field(description="Wall-clock time, epoch seconds.")
+    kind: EventKind
+    node: str = Field(default="", description="The graph node; 'browse/read_source' for a subgraph's own step.")
+    message: str = ""
+    level: str = "info"
+    counts: dict[str, float] = Field(default_factory=dict)
+    seconds: float | None = Field(default=None, description="A node's duration, on its end event.")
+    source: SourceOutcome | None = None
+
+
+class TokenUsage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class RunMetrics(BaseModel):
+    """Per-run numbers, kept with the run and shown by `show`."""
+
+    elapsed_seconds: float = 0.0
+    node_seconds: dict[str, float] = Field(default_factory=dict, description="Time spent in each top-level node.")
+    queries: int = 0
+    sources_read: int = 0
+    pages_fetched: int = 0
+    pages_cached: int = 0
+    pages_failed: int = 0
+    evidence: int = 0
+    confidence: list[float] = Field(default_factory=list, description="Confidence after each research round.")
+    tokens: dict[str, TokenUsage] = Field(default_factory=dict, description="Per model role, when a model is used.")
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(usage.cost_usd for usage in self.tokens.values())
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    question: str
+    parameters: RunParameters
+    status: RunStatus
+    started_at: float
+    updated_at: float
+    finished_at: float | None = None
+    stop_reason: str | None = None
+    error: str = ""
+    report_markdown: str = ""
+    metrics: RunMetrics = Field(default_factory=RunMetrics)
+    pid: int | None = Field(default=None, description="The process running it, while it runs.")

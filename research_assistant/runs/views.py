@@ -1,0 +1,96 @@
+"""Plain-text views of the run store for the command line: the list of runs and one run in detail."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from research_assistant.runs.records import RunMetrics, RunRecord, RunStatus, TraceEvent
+
+
+def when(epoch: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch)) if epoch else "-"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def runs_table(records: Sequence[RunRecord]) -> str:
+    if not records:
+        return "No runs yet. Start one with `research-assistant run QUESTION --corpus DIR`.\n"
+    rows = [("RUN", "STATUS", "STARTED", "SECONDS", "PARAMETERS", "QUESTION")]
+    for record in records:
+        rows.append(
+            (
+                record.run_id,
+                record.status.value,
+                when(record.started_at),
+                f"{record.metrics.elapsed_seconds:.1f}" if record.metrics.elapsed_seconds else "-",
+                _clip(record.parameters.summary(), 40),
+                _clip(record.question, 60),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = ("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows)
+    return "".join(line + "\n" for line in lines)
+
+
+def metrics_lines(metrics: RunMetrics) -> list[str]:
+    lines = [
+        f"Queries:      {metrics.queries}",
+        f"Sources:      {metrics.sources_read} read ({metrics.pages_fetched} fetched, {metrics.pages_cached} from "
+        f"cache), {metrics.pages_failed} failed",
+        f"Evidence:     {metrics.evidence} items",
+    ]
+    if metrics.confidence:
+        lines.append("Confidence:   " + " → ".join(f"{value:.0f}" for value in metrics.confidence))
+    if metrics.node_seconds:
+        lines.append(
+            "Time:         "
+            + f"{metrics.elapsed_seconds:.1f} s ("
+            + ", ".join(f"{node} {seconds:.2f} s" for node, seconds in metrics.node_seconds.items())
+            + ")"
+        )
+    for role, usage in metrics.tokens.items():
+        lines.append(
+            f"Tokens:       {role}: {usage.input_tokens:,} in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
+        )
+    return lines
+
+
+def run_details(
+    record: RunRecord, metrics: RunMetrics, state: Mapping[str, Any], recent: Iterable[TraceEvent] = ()
+) -> str:
+    """Everything about one run; its report when it has one, otherwise where it got to."""
+    lines = [
+        f"Run {record.run_id}: {record.status.value}",
+        f"Question:     {record.question}",
+        f"Parameters:   {record.parameters.summary()}",
+        f"Started:      {when(record.started_at)}",
+        f"Updated:      {when(record.updated_at)}",
+    ]
+    if record.stop_reason:
+        lines.append(f"Stopped:      {record.stop_reason}")
+    if record.error:
+        lines.append(f"Error:        {record.error}")
+    lines += metrics_lines(metrics)
+    if record.status in (RunStatus.CANCELLED, RunStatus.INTERRUPTED, RunStatus.FAILED):
+        lines.append(
+            f"Resume:       `research-assistant resume {record.run_id}` continues it; "
+            f"add --finish to write the report from what was gathered"
+        )
+    if record.report_markdown:
+        return "\n".join(lines) + "\n\n" + record.report_markdown
+    lines += ["", "State so far:"]
+    sources = state.get("sources", {})
+    read = [source for source in sources.values() if source.status.value == "read"]
+    lines.append(f"  {len(read)} of {len(sources)} sources found have been read:")
+    lines += [f"  - {source.title} ({source.locator})" for source in read]
+    lines.append(f"  {len(state.get('evidence', {}))} evidence items")
+    recent = list(recent)
+    if recent:
+        lines += ["", "Last events:"]
+        lines += [f"  {when(event.at)} [{event.node or 'run'}] {event.message}" for event in recent]
+    return "\n".join(lines) + "\n"

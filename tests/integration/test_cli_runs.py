@@ -1,0 +1,143 @@
+"""`runs`, `show`, `trace` and `resume` on the command line: what happened in every past run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from research_assistant.cli import EXIT_OK, EXIT_USAGE, main
+from research_assistant.runs.records import RunStatus
+from research_assistant.runs.store import RunStore
+from research_assistant.settings import get_settings
+
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+QUESTION = "How long is the tram network?"
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
+    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RESEARCH_CORPUS_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def finished_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> tuple[str, str]:
+    code, report, err = cli(capsys, "run", QUESTION, "--corpus", str(CORPUS), "--depth", "quick")
+    assert code == EXIT_OK, err
+    [run_id] = [r.run_id for r in RunStore.at(tmp_path / "db").recent()]
+    assert f"[run] started {run_id}" in err
+    return run_id, report
+
+
+def test_runs_lists_past_runs_newest_first(capsys: pytest.CaptureFixture[str], finished_run: tuple[str, str]) -> None:
+    run_id, _ = finished_run
+    code, out, _ = cli(capsys, "runs")
+    assert code == EXIT_OK
+    header, row = out.splitlines()
+    assert header.split()[:2] == ["RUN", "STATUS"]
+    assert row.split()[:2] == [run_id, "completed"] and QUESTION in row and "quick, local" in row
+
+
+def test_runs_with_no_runs_says_how_to_start_one(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "runs")
+    assert code == EXIT_OK and "No runs yet" in out
+
+
+def test_show_prints_the_parameters_metrics_and_report(
+    capsys: pytest.CaptureFixture[str], finished_run: tuple[str, str]
+) -> None:
+    run_id, report = finished_run
+    code, out, _ = cli(capsys, "show", run_id[:6])
+    assert code == EXIT_OK
+    head, _, body = out.partition("\n\n")
+    assert head.splitlines()[0] == f"Run {run_id}: completed"
+    assert f"Question:     {QUESTION}" in head and "Evidence:" in head and "Time:" in head
+    assert body == report
+
+
+def test_trace_prints_every_event_as_a_json_line(
+    capsys: pytest.CaptureFixture[str], finished_run: tuple[str, str]
+) -> None:
+    run_id, _ = finished_run
+    code, out, _ = cli(capsys, "trace", run_id)
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == EXIT_OK and [e["seq"] for e in events] == list(range(len(events)))
+    assert events[0]["kind"] == "run_start" and events[-1]["kind"] == "run_end"
+    assert {e["node"] for e in events if e["kind"] == "node_end"} >= {"analyze_query", "browse", "synthesize"}
+    assert all(e["source"]["outcome"] == "read" for e in events if e["kind"] == "source")
+
+
+def test_an_unfinished_run_shows_its_state_so_far_and_can_be_finished(
+    capsys: pytest.CaptureFixture[str], finished_run: tuple[str, str], tmp_path: Path
+) -> None:
+    run_id, _ = finished_run
+    store = RunStore.at(tmp_path / "db")
+    record = store.get(run_id)
+    assert record is not None
+    store.save(record.model_copy(update={"status": RunStatus.CANCELLED, "report_markdown": ""}))
+
+    code, out, _ = cli(capsys, "show", run_id)
+    assert code == EXIT_OK and f"Run {run_id}: cancelled" in out
+    assert f"`research-assistant resume {run_id}`" in out and "State so far:" in out and "evidence items" in out
+
+    code, out, err = cli(capsys, "resume", run_id, "--finish")
+    assert code == EXIT_OK, err
+    assert out.startswith("# ") and "[run] resumed" in err
+    assert store.get(run_id).status is RunStatus.COMPLETED  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("show", "nope"), "no run 'nope'; `research-assistant runs` lists them"),
+        (("trace", ""), "no run ''"),
+        (("resume", "nope"), "no run 'nope'"),
+    ],
+)
+def test_an_unknown_run_id_is_one_line(capsys: pytest.CaptureFixture[str], args: tuple[str, ...], message: str) -> None:
+    code, _, err = cli(capsys, *args)
+    assert code == EXIT_USAGE and err.count("\n") == 1 and message in err
+
+
+def test_a_completed_run_is_not_resumed(capsys: pytest.CaptureFixture[str], finished_run: tuple[str, str]) -> None:
+    run_id, _ = finished_run
+    code, out, err = cli(capsys, "resume", run_id)
+    assert code == EXIT_USAGE and out == ""
+    assert err == f"research-assistant: error: run {run_id} has completed; `research-assistant show {run_id}` " + (
+        "prints its report\n"
+    )
+
+
+def test_an_ambiguous_prefix_names_the_candidates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from research_assistant.context import Context
+    from research_assistant.runs.records import RunParameters, RunRecord
+
+    store = RunStore.at(tmp_path / "db")
+    parameters = RunParameters.of(Context(corpus_dir=None))
+    for run_id in ("abc111", "abc222"):
+        store.save(
+            RunRecord(
+                run_id=run_id,
+                question="q",
+                parameters=parameters,
+                status=RunStatus.COMPLETED,
+                started_at=1.0,
+                updated_at=1.0,
+            )
+        )
+    code, _, err = cli(capsys, "show", "abc")
+    assert code == EXIT_USAGE and "matches more than one run (abc111, abc222" in err
