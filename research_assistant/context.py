@@ -86,6 +86,13 @@ class Context:
     """Document cache folder."""
     refresh: bool = False
     """Ignore cached pages and searches, fetching everything anew."""
+    providers: list[str] | None = None
+    """Search providers allowed, by family ('tavily', 'exa', 'wikipedia', 'arxiv'); every configured one when
+    unset. Local documents are chosen through `source_types`."""
+    recency_days: int | None = None
+    """Drop search results published more than this many days ago; results without a date are kept."""
+    review_plan: bool = False
+    """Pause after planning so the analyst can edit or approve the sub-questions (a LangGraph interrupt)."""
     deadline: float | None = None
     """When research must stop (epoch seconds); the runner sets it from `max_seconds` each time a run starts
     or resumes. Unset, the limit counts from the run's start."""

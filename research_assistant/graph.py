@@ -1,8 +1,10 @@
 """The research graph.
 
-analyze_query -> plan_strategy -> search => browse => extract -> evaluate_progress
--> (search again | synthesize). `search` and `browse` are compiled subgraphs
-that fan out one task per query and one per source with `Send`.
+analyze_query -> plan_strategy -> review_plan -> search => browse => extract
+-> evaluate_progress -> (search again | synthesize). `review_plan` pauses the
+run for the analyst when the run asks for it, and passes straight on
+otherwise. `search` and `browse` are compiled subgraphs that fan out one task
+per query and one per source with `Send`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from research_assistant.nodes.browse import build_browse_graph
 from research_assistant.nodes.evaluate import evaluate_progress
 from research_assistant.nodes.extract import extract
 from research_assistant.nodes.plan import plan_strategy
+from research_assistant.nodes.review import review_plan
 from research_assistant.nodes.routing import route_after_evaluation
 from research_assistant.nodes.search import build_search_graph
 from research_assistant.nodes.synthesize import synthesize
@@ -32,6 +35,7 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Compile
     builder = StateGraph(ResearchState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     builder.add_node("analyze_query", analyze_query)
     builder.add_node("plan_strategy", plan_strategy)
+    builder.add_node("review_plan", review_plan)
     builder.add_node("search", build_search_graph())
     builder.add_node("browse", build_browse_graph())
     builder.add_node("extract", extract)
@@ -39,7 +43,8 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Compile
     builder.add_node("synthesize", synthesize)
     builder.add_edge(START, "analyze_query")
     builder.add_edge("analyze_query", "plan_strategy")
-    builder.add_edge("plan_strategy", "search")
+    builder.add_edge("plan_strategy", "review_plan")
+    builder.add_edge("review_plan", "search")
     builder.add_edge("search", "browse")
     builder.add_edge("browse", "extract")
     builder.add_edge("extract", "evaluate_progress")

@@ -27,14 +27,15 @@ from research_assistant.context import Context
 from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters, RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
 from research_assistant.runs.trace import EventCallback, TraceRecorder
-from research_assistant.schemas import Notice
+from research_assistant.schemas import Notice, ResearchPlan
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langgraph.graph.state import CompiledStateGraph
-    from langgraph.types import StreamMode
+    from langgraph.types import Command, StreamMode
 
 STREAM_MODES: list[StreamMode] = ["tasks", "custom"]
+PLAN_REVIEW = "plan review"
 OUTPUT_KEYS = ("report_markdown", "report", "sources", "evidence", "notices", "stop_reason", "run_id")
 
 
@@ -74,9 +75,18 @@ async def run_research(
 
 
 async def resume_research(
-    record: RunRecord, context: Context, on_event: EventCallback | None = None, *, finish: bool = False
+    record: RunRecord,
+    context: Context,
+    on_event: EventCallback | None = None,
+    *,
+    finish: bool = False,
+    plan: ResearchPlan | None = None,
 ) -> dict[str, Any]:
-    """Continue `record`'s run from its last completed step; with `finish`, write the report from what it has."""
+    """Continue `record`'s run from its last completed step; with `finish`, write the report from what it has.
+
+    A run waiting for its plan to be reviewed goes on with `plan` (the analyst's edit), or with the plan it
+    proposed when `plan` is None.
+    """
     if record.status is RunStatus.COMPLETED:
         raise RunNotResumable(
             f"run {record.run_id} has completed; `research-assistant show {record.run_id}` prints its report"
@@ -86,18 +96,22 @@ async def resume_research(
     from research_assistant.services import services_for
 
     services_for(context)
-    record = record.model_copy(update={"status": RunStatus.RUNNING, "pid": os.getpid(), "error": ""})
-    return await _drive(record, context, on_event, None, finish=finish)
+    record = record.model_copy(update={"status": RunStatus.RUNNING, "pid": os.getpid(), "error": "", "waiting": ""})
+    review = {"plan": plan.model_dump(mode="json")} if plan is not None else {"approved": True}
+    return await _drive(record, context, on_event, None, finish=finish, review=review)
 
 
 async def _drive(
     record: RunRecord,
     context: Context,
     on_event: EventCallback | None,
-    graph_input: dict[str, Any] | None,
+    graph_input: dict[str, Any] | Command[Any] | None,
     *,
     finish: bool = False,
+    review: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    from langgraph.types import Command
+
     from research_assistant.graph import build_graph
     from research_assistant.runs.checkpoints import open_checkpointer
 
@@ -108,10 +122,12 @@ async def _drive(
     config: RunnableConfig = {"configurable": {"thread_id": record.run_id}}
     trace.record(EventKind.RUN_START, message="resumed" if graph_input is None else "started")
     values: dict[str, Any] = {}
-    status, error = RunStatus.FAILED, ""
+    status, error, waiting = RunStatus.FAILED, "", ""
     try:
         async with open_checkpointer(context.db_dir) as saver:
             graph = build_graph(saver)
+            if graph_input is None and (await graph.aget_state(config)).interrupts:
+                graph_input = Command(resume=review)  # the run was waiting for its plan to be reviewed
             try:
                 if finish:
                     await _skip_to_synthesis(graph, config, "stopped on request")
@@ -124,6 +140,9 @@ async def _drive(
             snapshot = await graph.aget_state(config)
             values = dict(snapshot.values)
             status = RunStatus.INTERRUPTED if snapshot.next else RunStatus.COMPLETED
+            if snapshot.interrupts:
+                waiting = PLAN_REVIEW
+                trace.record(EventKind.PROGRESS, node="review_plan", message="waiting for the plan to be reviewed")
     except asyncio.CancelledError:
         status = RunStatus.CANCELLED
         values = await saved_state(context.db_dir, record.run_id)
@@ -133,13 +152,13 @@ async def _drive(
         values = await saved_state(context.db_dir, record.run_id)
         raise
     finally:
-        _finish(store, record, trace, status, values, error)
+        _finish(store, record.model_copy(update={"waiting": waiting}), trace, status, values, error)
     return {key: values[key] for key in OUTPUT_KEYS if key in values}
 
 
 async def _stream(
     graph: CompiledStateGraph[Any, Any, Any, Any],
-    graph_input: dict[str, Any] | None,
+    graph_input: dict[str, Any] | Command[Any] | None,
     config: RunnableConfig,
     context: Context,
     trace: TraceRecorder,
@@ -182,6 +201,19 @@ async def _skip_to_synthesis(graph: CompiledStateGraph[Any, Any, Any, Any], conf
     notice = Notice(message=f"Research stopped early: {why}. The report covers what was gathered until then.")
     update = {"stop_reason": why, "notices": [notice]}
     await graph.aupdate_state(config, update, as_node="evaluate_progress")
+
+
+async def pending_plan(db_dir: Path, run_id: str) -> ResearchPlan | None:
+    """The plan a run is waiting to have reviewed, or None when it is not waiting for one."""
+    from research_assistant.graph import build_graph
+    from research_assistant.runs.checkpoints import open_checkpointer
+
+    async with open_checkpointer(db_dir) as saver:
+        snapshot = await build_graph(saver).aget_state({"configurable": {"thread_id": run_id}})
+    for pending in snapshot.interrupts:
+        if isinstance(pending.value, dict) and "plan" in pending.value:
+            return ResearchPlan.model_validate(pending.value["plan"])
+    return None
 
 
 async def saved_state(db_dir: Path, run_id: str) -> dict[str, Any]:

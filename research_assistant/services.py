@@ -58,6 +58,7 @@ def services_for(context: Context) -> Services:
         context.cache_dir.resolve(),
         context.corpus_dir.resolve() if context.corpus_dir else None,
         tuple(sorted(context.source_types)),
+        None if context.providers is None else tuple(sorted(context.providers)),
     )
     with _lock:
         if key not in _cache:
@@ -97,7 +98,7 @@ def _build(context: Context) -> Services:
         from research_assistant.web.setup import build_web_reader, web_providers
 
         for kind in web_kinds:
-            found, skipped = web_providers(kind, settings)
+            found, skipped = web_providers(kind, settings, context.providers)
             providers.extend(found)
             notices.extend(Notice(message=message) for message in skipped)
         reader = build_web_reader(settings, documents, repository)

@@ -16,6 +16,7 @@ import asyncio
 import operator
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import date, timedelta
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -100,9 +101,27 @@ async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, A
     answers = await asyncio.gather(*(ask(group) for group in _fallback_groups(services.providers)))
     hits = [hit for group_hits, _ in answers for hit in group_hits]
     notices = [notice for _, group_notices in answers for notice in group_notices]
+    if runtime.context.recency_days is not None:
+        recent = [hit for hit in hits if is_recent(hit.result, runtime.context.recency_days, date.today())]
+        if len(recent) < len(hits):
+            emit(
+                runtime,
+                "search",
+                f"{len(hits) - len(recent)} results older than {runtime.context.recency_days} days left out",
+            )
+        hits = recent
     for notice in notices:
         emit(runtime, "search", notice.message, level="warning")
     return {"hits": hits, "search_history": [normalize_query(state.query.text)], "notices": notices}
+
+
+def is_recent(result: SearchResult, days: int, today: date) -> bool:
+    """Whether a result was published within `days` of `today`; a result without a usable date counts as recent."""
+    try:
+        published = date.fromisoformat((result.published or "")[:10])
+    except ValueError:
+        return True
+    return published >= today - timedelta(days=days)
 
 
 def _fallback_groups(providers: Sequence[SearchProvider]) -> list[list[SearchProvider]]:

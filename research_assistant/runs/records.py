@@ -35,6 +35,9 @@ class RunParameters(BaseModel):
     max_iterations: int | None = None
     max_seconds: float
     refresh: bool = False
+    providers: list[str] | None = None
+    recency_days: int | None = None
+    review_plan: bool = False
 
     @classmethod
     def of(cls, context: Context) -> RunParameters:
@@ -47,6 +50,9 @@ class RunParameters(BaseModel):
             max_iterations=context.max_iterations,
             max_seconds=context.max_seconds,
             refresh=context.refresh,
+            providers=context.providers,
+            recency_days=context.recency_days,
+            review_plan=context.review_plan,
         )
 
     def context(self, **overrides: Any) -> Context:
@@ -56,11 +62,15 @@ class RunParameters(BaseModel):
         return Context(**{**fields, **overrides})
 
     def summary(self) -> str:
-        limits = [
-            f"{name} {value}"
-            for name, value in (("max sources", self.max_sources), ("max rounds", self.max_iterations))
-            if value is not None
-        ]
+        limits = []
+        if self.max_sources is not None:
+            limits.append(f"max sources {self.max_sources}")
+        if self.max_iterations is not None:
+            limits.append(f"max rounds {self.max_iterations}")
+        if self.recency_days is not None:
+            limits.append(f"last {self.recency_days} days")
+        if self.providers is not None:
+            limits.append("via " + "+".join(self.providers))
         return ", ".join([self.depth.value, "+".join(self.source_types), *limits, f"{self.max_seconds:.0f} s limit"])
 
 
@@ -126,3 +136,4 @@ class RunRecord(BaseModel):
     report_markdown: str = ""
     metrics: RunMetrics = Field(default_factory=RunMetrics)
     pid: int | None = Field(default=None, description="The process running it, while it runs.")
+    waiting: str = Field(default="", description="What an interrupted run waits for, e.g. 'plan review'.")

@@ -75,6 +75,8 @@ def run_details(
         lines.append(f"Stopped:      {record.stop_reason}")
     if record.error:
         lines.append(f"Error:        {record.error}")
+    if record.waiting:
+        lines.append(f"Waiting for:  {record.waiting} (`research-assistant resume {record.run_id}` accepts the plan)")
     lines += metrics_lines(metrics)
     if record.status in (RunStatus.CANCELLED, RunStatus.INTERRUPTED, RunStatus.FAILED):
         lines.append(

@@ -7,6 +7,8 @@ a key it does not have is left out, and the analyst is told which key.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from research_assistant.settings import Settings
@@ -19,7 +21,45 @@ if TYPE_CHECKING:
     from research_assistant.web.reader import WebPageReader
 
 
-def web_providers(kind: str, settings: Settings) -> tuple[list[SearchProvider], list[str]]:
+@dataclass(frozen=True)
+class ProviderChoice:
+    """A search provider the analyst can choose, and the key it still needs ("" when it is configured)."""
+
+    name: str
+    label: str
+    kinds: tuple[str, ...]
+    missing: str = ""
+
+
+def provider_choices(settings: Settings) -> list[ProviderChoice]:
+    """Every provider family, in order of preference, each saying whether it can be used here."""
+    return [
+        ProviderChoice("tavily", "Tavily", ("web", "news"), "" if settings.tavily_api_key else "set TAVILY_API_KEY"),
+        ProviderChoice("exa", "Exa", ("web", "news", "academic"), "" if settings.exa_api_key else "set EXA_API_KEY"),
+        ProviderChoice("wikipedia", "Wikipedia", ("wiki",)),
+        ProviderChoice("arxiv", "arXiv", ("academic",)),
+    ]
+
+
+def provider_family(name: str) -> str:
+    """'tavily' for 'tavily-news', 'exa' for 'exa-research-paper'."""
+    return name.split("-", 1)[0]
+
+
+def web_providers(
+    kind: str, settings: Settings, allowed: Collection[str] | None = None
+) -> tuple[list[SearchProvider], list[str]]:
+    """The providers for one web source kind, and what was skipped; `allowed` limits the provider families."""
+    providers, skipped = _configured_providers(kind, settings)
+    if allowed is None:
+        return providers, skipped
+    chosen = [provider for provider in providers if provider_family(provider.name) in allowed]
+    if providers and not chosen:
+        return [], [f"'{kind}' sources skipped: none of the chosen providers ({', '.join(allowed)}) serves them"]
+    return chosen, skipped
+
+
+def _configured_providers(kind: str, settings: Settings) -> tuple[list[SearchProvider], list[str]]:
     """The providers for one web source kind ('web', 'news', 'academic', 'wiki'), and what was skipped."""
     from research_assistant.search.arxiv import ArxivProvider
     from research_assistant.search.exa import ExaProvider

@@ -20,7 +20,16 @@ from research_assistant.runs.store import RunStore
 from research_assistant.schemas import SourceRecord, SourceStatus, SourceType
 from research_assistant.services import Services
 
-TOP_LEVEL_NODES = ["analyze_query", "plan_strategy", "search", "browse", "extract", "evaluate_progress", "synthesize"]
+TOP_LEVEL_NODES = [
+    "analyze_query",
+    "plan_strategy",
+    "review_plan",
+    "search",
+    "browse",
+    "extract",
+    "evaluate_progress",
+    "synthesize",
+]
 
 
 class SlowReader(FakeReader):
@@ -210,3 +219,34 @@ def test_checkpoints_never_unpickle_or_import_unknown_classes() -> None:
 
 def test_tram_documents_are_what_the_runs_read() -> None:
     assert {d.locator for d in TRAM_DOCUMENTS} == {"/corpus/fares.md", "/corpus/history.md", "/corpus/depot.md"}
+
+
+async def test_a_run_can_pause_for_plan_review_and_go_on_with_the_edited_plan(tmp_path: Path) -> None:
+    from research_assistant.runner import pending_plan
+
+    reasoner = FakeReasoner(confidence=95, sub_questions=["tram network history", "tram depot"])
+    ctx = context(tmp_path, fake_services(reasoner), review_plan=True)
+    result = await run_research("What is the tram fare?", ctx, run_id="rv")
+    assert "report_markdown" not in result and reasoner.calls == ["analyze", "plan"]
+    store = RunStore.at(tmp_path / "db")
+    record = store.find("rv")
+    assert record.status is RunStatus.INTERRUPTED and record.waiting == "plan review"
+
+    plan = await pending_plan(tmp_path / "db", "rv")
+    assert plan is not None and [s.text for s in plan.sub_questions] == ["tram network history", "tram depot"]
+    first = plan.sub_questions[0].model_copy(update={"text": "What does a fare cost?", "queries": ["tram fare"]})
+    result = await resume_research(record, ctx, plan=plan.model_copy(update={"sub_questions": [first]}))
+
+    assert "### What does a fare cost?" in result["report_markdown"] and "tram depot" not in result["report_markdown"]
+    assert reasoner.calls.count("plan") == 1  # the plan was not made again
+    assert store.find("rv").status is RunStatus.COMPLETED and await pending_plan(tmp_path / "db", "rv") is None
+
+
+async def test_resuming_a_paused_run_without_an_edit_approves_the_plan(tmp_path: Path) -> None:
+    reasoner = FakeReasoner(confidence=95, sub_questions=["tram fare"])
+    ctx = context(tmp_path, fake_services(reasoner), review_plan=True)
+    await run_research("What is the tram fare?", ctx, run_id="ok")
+    result = await resume_research(RunStore.at(tmp_path / "db").find("ok"), ctx)
+    assert "### tram fare" in result["report_markdown"]
+    events = [e.message for e in RunStore.at(tmp_path / "db").events("ok") if e.node == "review_plan"]
+    assert "waiting for the plan to be reviewed" in events and "plan approved as proposed" in events

@@ -91,3 +91,34 @@ def test_select_sources_merges_urls_that_lead_to_the_same_page_and_prefers_credi
     chosen_source = update["sources"][chosen]
     assert chosen_source.locator == "https://transport.example.gov/fares"
     assert chosen_source.credibility is not None and chosen_source.credibility.category.value == "official"
+
+
+def test_recency_keeps_recent_and_undated_results() -> None:
+    from datetime import date
+
+    from research_assistant.nodes.search import is_recent
+
+    today = date(2026, 11, 21)
+
+    def result(published: str | None) -> SearchResult:
+        return SearchResult(locator="https://a.example/x", title="x", provider="p", published=published)
+
+    assert is_recent(result("2026-11-01"), 30, today) and is_recent(result("2026-10-22T08:00:00Z"), 30, today)
+    assert not is_recent(result("2026-10-21"), 30, today) and not is_recent(result("2019-01-01"), 365, today)
+    assert is_recent(result(None), 30, today) and is_recent(result("sometime"), 30, today)
+
+
+async def test_results_older_than_the_recency_limit_are_left_out() -> None:
+    class Dated(FakeProvider):
+        async def search(self, query: str, limit: int) -> list[SearchResult]:
+            return [
+                SearchResult(locator="https://a.example/old", title="old", provider=self.name, published="2001-01-01"),
+                SearchResult(locator="https://a.example/new", title="new", provider=self.name, published="2099-01-01"),
+                SearchResult(locator="https://a.example/undated", title="undated", provider=self.name),
+            ]
+
+    provider = Dated(documents(), name="tavily", source_types=WEB)
+    update = await run_query(TASK, Runtime(context=context_with(provider, recency_days=30)))
+    assert [hit.result.title for hit in update["hits"]] == ["new", "undated"]
+    everything = await run_query(TASK, Runtime(context=context_with(provider)))
+    assert len(everything["hits"]) == 3

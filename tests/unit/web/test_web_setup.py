@@ -41,3 +41,22 @@ def test_every_setting_is_documented_in_the_env_example() -> None:
     documented = set(re.findall(r"^#? ?(RESEARCH_[A-Z_]+)=", example, flags=re.MULTILINE))
     expected = {f"RESEARCH_{name.upper()}" for name in Settings.model_fields}
     assert expected - documented == set()
+
+
+def test_the_analyst_can_limit_the_providers_and_is_told_what_a_kind_lost() -> None:
+    both = settings(tavily_api_key=SecretStr("t"), exa_api_key=SecretStr("e"))
+    providers, skipped = web_providers("web", both, ["exa"])
+    assert [p.name for p in providers] == ["exa"] and skipped == []
+    academic, _ = web_providers("academic", both, ["arxiv", "tavily"])
+    assert [p.name for p in academic] == ["arxiv"]
+    providers, skipped = web_providers("wiki", both, ["tavily"])
+    assert providers == [] and skipped == ["'wiki' sources skipped: none of the chosen providers (tavily) serves them"]
+
+
+def test_provider_choices_say_which_key_each_needs() -> None:
+    from research_assistant.web.setup import provider_choices
+
+    choices = {c.name: c for c in provider_choices(settings(tavily_api_key=SecretStr("t"), exa_api_key=None))}
+    assert list(choices) == ["tavily", "exa", "wikipedia", "arxiv"]
+    assert choices["tavily"].missing == "" and choices["exa"].missing == "set EXA_API_KEY"
+    assert choices["wikipedia"].missing == "" and choices["arxiv"].kinds == ("academic",)
