@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated kinds of source: web,news,academic,wiki,local (default: local when a corpus is "
         "given, plus web when a Tavily or Exa key is set)",
     )
+    run.add_argument(
+        "--providers",
+        type=_provider_names,
+        help="comma-separated search providers to use: tavily,exa,wikipedia,arxiv (default: every configured one)",
+    )
+    run.add_argument("--recency", type=_positive_int, metavar="DAYS", help="leave out results older than DAYS days")
     run.add_argument("--refresh", action="store_true", help="ignore cached pages and searches; fetch anew")
     _add_output_options(run)
 
@@ -93,6 +99,19 @@ def _source_kinds(text: str) -> list[SourceKind]:
             f"unknown source kind {', '.join(unknown) or '(none)'}; choose from {', '.join(SOURCE_KINDS)}"
         )
     return [cast(SourceKind, kind) for kind in dict.fromkeys(kinds)]
+
+
+PROVIDERS = ("tavily", "exa", "wikipedia", "arxiv")
+
+
+def _provider_names(text: str) -> list[str]:
+    names = [part.strip().lower() for part in text.split(",") if part.strip()]
+    unknown = [name for name in names if name not in PROVIDERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown provider {', '.join(unknown) or '(none)'}; choose from {', '.join(PROVIDERS)}"
+        )
+    return list(dict.fromkeys(names))
 
 
 def _positive_int(text: str) -> int:
@@ -157,6 +176,8 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         max_iterations=args.max_iterations,
         max_seconds=args.max_seconds or settings.max_seconds,
         refresh=args.refresh,
+        providers=args.providers,
+        recency_days=args.recency,
     )
     from research_assistant.runner import new_run_id, run_research
 

@@ -141,3 +141,20 @@ def test_an_ambiguous_prefix_names_the_candidates(tmp_path: Path, capsys: pytest
         )
     code, _, err = cli(capsys, "show", "abc")
     assert code == EXIT_USAGE and "matches more than one run (abc111, abc222" in err
+
+
+def test_recency_and_providers_are_run_parameters(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = cli(
+        capsys, "run", QUESTION, "--corpus", str(CORPUS), "--depth", "quick", "--recency", "30", "--providers", "arxiv"
+    )
+    assert code == EXIT_OK, err
+    [record] = RunStore.at(tmp_path / "db").recent()
+    assert record.parameters.recency_days == 30 and record.parameters.providers == ["arxiv"]
+    assert "last 30 days, via arxiv" in record.parameters.summary()
+
+
+def test_an_unknown_provider_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", QUESTION, "--providers", "tavily,google"])
+    assert exit_info.value.code == EXIT_USAGE
+    assert "unknown provider google; choose from tavily, exa, wikipedia, arxiv" in capsys.readouterr().err
