@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--recency", type=_positive_int, metavar="DAYS", help="leave out results older than DAYS days")
     run.add_argument("--refresh", action="store_true", help="ignore cached pages and searches; fetch anew")
+    run.add_argument(
+        "--review-plan", action="store_true", help="show the plan before research starts, to approve or edit it"
+    )
     _add_output_options(run)
 
     resume = commands.add_parser("resume", help="continue a cancelled, failed or interrupted run")
@@ -178,12 +181,70 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         refresh=args.refresh,
         providers=args.providers,
         recency_days=args.recency,
+        review_plan=args.review_plan,
     )
     from research_assistant.runner import new_run_id, run_research
 
     run_id = new_run_id()
-    work = run_research(question, context, _progress_printer(None if args.quiet else stderr), run_id=run_id)
-    return _deliver(_research(work, run_id), args, stdout, stderr)
+    printer = _progress_printer(None if args.quiet else stderr)
+    result = _research(run_research(question, context, printer, run_id=run_id), run_id)
+    if args.review_plan:
+        reviewed = _review_plans(run_id, context, printer, sys.stdin, stderr)
+        if reviewed is None:
+            return EXIT_OK
+        result = reviewed
+    return _deliver(result, args, stdout, stderr)
+
+
+def _review_plans(
+    run_id: str,
+    context: Context,
+    printer: Callable[[TraceEvent], None] | None,
+    answers: TextIO,
+    stderr: TextIO,
+) -> dict[str, Any] | None:
+    """Show the plan the run waits on; research it as is, edited, or not now. The run's result, or None."""
+    from research_assistant.plan_text import plan_from_text, plan_to_text
+    from research_assistant.runner import pending_plan, resume_research
+    from research_assistant.runs.store import RunStore
+
+    plan = asyncio.run(pending_plan(context.db_dir, run_id))
+    if plan is None:
+        return None
+    print(plan_to_text(plan), file=stderr)
+    print("Research this plan? [Y]es, [e]dit it, [n]o (keep it for later): ", end="", file=stderr, flush=True)
+    answer = (answers.readline() or "y").strip().lower()[:1]
+    if answer == "n":
+        print(
+            f"research-assistant: run {run_id} waits for its plan; `research-assistant resume {run_id}` researches "
+            "it as proposed",
+            file=stderr,
+        )
+        return None
+    edited = None
+    if answer == "e":
+        edited = plan_from_text(_edit_text(plan_to_text(plan)), plan)
+    record = RunStore.at(context.db_dir).find(run_id)
+    return _research(resume_research(record, context, printer, plan=edited), run_id)
+
+
+def _edit_text(text: str) -> str:
+    """`text` after the analyst has edited it in $VISUAL or $EDITOR (vi when neither is set)."""
+    import shlex
+    import subprocess
+    import tempfile
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w+", suffix=".txt", prefix="plan-", delete=False, encoding="utf-8") as file:
+        file.write(text)
+    path = Path(file.name)
+    try:
+        subprocess.run([*shlex.split(editor), str(path)], check=True)
+        return path.read_text(encoding="utf-8")
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise UsageError(f"the editor {editor!r} did not work ({error}); set EDITOR to one that does") from None
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def resume_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 STREAM_MODES: list[StreamMode] = ["tasks", "custom"]
 PLAN_REVIEW = "plan review"
-OUTPUT_KEYS = ("report_markdown", "report", "sources", "evidence", "notices", "stop_reason", "run_id")
+OUTPUT_KEYS = ("report_markdown", "report", "sources", "evidence", "notices", "stop_reason", "run_id", "evaluation")
 
 
 class DeadlinePassed(Exception):
@@ -117,6 +117,8 @@ async def _drive(
 
     store = RunStore.at(context.db_dir)
     store.save(record)
+    if graph_input is None:
+        _restore_usage(context, store, record.run_id)
     trace = TraceRecorder(record.run_id, store, on_event)
     context = dataclasses.replace(context, deadline=time.time() + context.max_seconds)
     config: RunnableConfig = {"configurable": {"thread_id": record.run_id}}
@@ -154,6 +156,16 @@ async def _drive(
     finally:
         _finish(store, record.model_copy(update={"waiting": waiting}), trace, status, values, error)
     return {key: values[key] for key in OUTPUT_KEYS if key in values}
+
+
+def _restore_usage(context: Context, store: RunStore, run_id: str) -> None:
+    """A resumed run's budget counts the tokens it spent before (they are in its trace)."""
+    from research_assistant.runs.metrics import compute_metrics
+    from research_assistant.services import services_for
+
+    restore = getattr(services_for(context).reasoner, "restore_usage", None)
+    if restore is not None:
+        restore(run_id, compute_metrics(store.events(run_id), {}).tokens)
 
 
 async def _stream(

@@ -216,6 +216,25 @@ class ResearchReport(Record):
     caveats: list[str] = Field(default_factory=list)
 
 
+class TokenUsage(Record):
+    """Model tokens and what they cost, for one call or summed over a role or a run."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class ReportEvaluation(Record):
+    """A judge model's scores for a finished report, each 0 to 1."""
+
+    relevance: float = Field(ge=0.0, le=1.0)
+    accuracy: float = Field(ge=0.0, le=1.0)
+    completeness: float = Field(ge=0.0, le=1.0)
+    source_quality: float = Field(ge=0.0, le=1.0)
+    strengths: list[str] = Field(default_factory=list)
+    weaknesses: list[str] = Field(default_factory=list)
+
+
 class Notice(Record):
     """Something the analyst should know about the run: a skipped file, a stop reason."""
 

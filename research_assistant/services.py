@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from research_assistant.context import Context, SourceKind
-from research_assistant.settings import get_settings
+from research_assistant.reasoning.llm.models import ROLES, model_spec
+from research_assistant.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
+    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
     from research_assistant.schemas import Notice, SourceType
     from research_assistant.search.base import SearchProvider
     from research_assistant.search.cache import SearchCache
@@ -106,7 +108,7 @@ def _build(context: Context) -> Services:
     if not providers:
         raise ConfigurationError("; ".join([_NO_SOURCE, *(notice.message for notice in notices)]))
     return Services(
-        reasoner=ExtractiveReasoner(embedding),
+        reasoner=_reasoner(settings, ExtractiveReasoner(embedding), context.cache_dir),
         repository=repository,
         documents=documents,
         providers=providers,
@@ -114,6 +116,22 @@ def _build(context: Context) -> Services:
         notices=notices,
         search_cache=SearchCache(context.cache_dir, settings.cache_ttl_hours * 3600),
     )
+
+
+def _reasoner(settings: Settings, extractive: ExtractiveReasoner, cache_dir: Path) -> Reasoner:
+    """The LLM reasoner when models are configured (extractive as its fallback), otherwise the extractive one."""
+    if not settings.uses_llm:
+        return extractive
+    if settings.gemini_api_key is None and any(
+        model_spec(settings, role).startswith("google_genai:") for role in ROLES
+    ):
+        raise ConfigurationError("RESEARCH_REASONER=llm needs a model key: set GEMINI_API_KEY")
+    from research_assistant.reasoning.llm.cache import ResponseCache
+    from research_assistant.reasoning.llm.caller import StructuredCaller
+    from research_assistant.reasoning.llm.reasoner import LLMReasoner
+
+    caller = StructuredCaller(settings, ResponseCache(cache_dir / "llm"))
+    return LLMReasoner(caller, extractive, settings.confidence_threshold)
 
 
 _NO_SOURCE = (

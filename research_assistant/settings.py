@@ -73,6 +73,40 @@ class Settings(BaseSettings):
     cache_ttl_hours: float = Field(default=168.0, ge=0, description="How long fetched pages and searches stay fresh.")
     failure_ttl_hours: float = Field(default=6.0, ge=0, description="How long a page that failed is not retried.")
 
+    # Language models (Gemini by default). With no key, the offline extractive reasoner is used.
+    gemini_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("RESEARCH_GEMINI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    )
+    gemini_base_url: str = Field(
+        default="https://generativelanguage.googleapis.com", description="The Gemini API endpoint."
+    )
+    reasoner: Literal["auto", "llm", "extractive"] = Field(
+        default="auto", description="'auto': the LLM reasoner when a model key is set, else extractive."
+    )
+    model_analysis: str = Field(default="google_genai:gemini-2.5-flash", description="provider:model per role.")
+    model_planning: str = "google_genai:gemini-2.5-flash"
+    model_extraction: str = "google_genai:gemini-2.5-flash"
+    model_evaluation: str = "google_genai:gemini-2.5-flash"
+    model_synthesis: str = "google_genai:gemini-2.5-pro"
+    model_judge: str = "google_genai:gemini-2.5-flash"
+    llm_timeout: float = Field(default=90.0, gt=0, description="Seconds one model call may take.")
+    llm_max_retries: int = Field(default=2, ge=0, description="Retries of a model call on 429 and 5xx.")
+    llm_parse_retries: int = Field(default=1, ge=0, description="Re-asks when a reply does not fit its schema.")
+    llm_prices: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {
+            "gemini-2.5-flash": (0.30, 2.50),
+            "gemini-2.5-pro": (1.25, 10.00),
+            "gemini-2.5-flash-lite": (0.10, 0.40),
+        },
+        description="USD per million input and output tokens, per model name (JSON).",
+    )
+    budget_tokens: int | None = Field(default=None, ge=1, description="Most model tokens one run may use.")
+    budget_usd: float | None = Field(default=None, gt=0, description="Most USD of model calls one run may spend.")
+    confidence_threshold: float = Field(
+        default=85.0, ge=0, le=100, description="Confidence (0-100) at which the LLM reasoner stops researching."
+    )
+
     @field_validator("allow_private_networks")
     @classmethod
     def _valid_networks(cls, value: str) -> str:
@@ -86,6 +120,11 @@ class Settings(BaseSettings):
     @property
     def private_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
         return tuple(ipaddress.ip_network(part, strict=False) for part in _split(self.allow_private_networks))
+
+    @property
+    def uses_llm(self) -> bool:
+        """Whether runs reason with language models: asked for, or 'auto' with a model key set."""
+        return self.reasoner == "llm" or (self.reasoner == "auto" and self.gemini_api_key is not None)
 
     def chromium_executable(self) -> Path | None:
         """The configured Chromium, or the first one on PATH; None when there is none."""

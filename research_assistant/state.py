@@ -18,6 +18,7 @@ from research_assistant.schemas import (
     Notice,
     ProgressAssessment,
     QueryAnalysis,
+    ReportEvaluation,
     ResearchPlan,
     ResearchReport,
     SearchQuery,
@@ -56,6 +57,7 @@ class OutputState(BaseModel):
     evidence: Annotated[dict[str, Evidence], merge_records] = Field(default_factory=dict)
     notices: Annotated[list[Notice], union] = Field(default_factory=list)
     stop_reason: str | None = Field(default=None, description="Why research stopped; set when it has.")
+    evaluation: ReportEvaluation | None = Field(default=None, description="A judge model's scores for the report.")
     run_id: str = Field(default="", description="This run's id, recorded with what it adds to the repository.")
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from research_assistant.knowledge.text import content_terms
 
@@ -119,11 +120,52 @@ class ChromaOnnxEmbedding(BaseEmbedding):
         return self._get_query_embedding(query)
 
 
-EMBEDDINGS = {"hashing": HashingEmbedding, "chroma-onnx": ChromaOnnxEmbedding}
+class GeminiEmbedding(BaseEmbedding):
+    """Gemini's embedding model through langchain-google-genai, for the repository's LlamaIndex vector index."""
+
+    model_name: str = Field(default="models/gemini-embedding-001")
+    api_key: str = Field(default="", exclude=True, repr=False)
+    base_url: str = ""
+    _embeddings: Any = PrivateAttr(default=None)
+
+    def _client(self) -> Any:
+        if self._embeddings is None:
+            from langchain_google_genai import GoogleGenerativeAIEmbeddings
+
+            self._embeddings = GoogleGenerativeAIEmbeddings(
+                model=self.model_name, google_api_key=self.api_key, base_url=self.base_url or None
+            )
+        return self._embeddings
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "GeminiEmbedding"
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in self._client().embed_query(query)]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in vector] for vector in self._client().embed_documents(texts)]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in await self._client().aembed_query(query)]
+
+
+EMBEDDINGS = {"hashing": HashingEmbedding, "chroma-onnx": ChromaOnnxEmbedding, "gemini": GeminiEmbedding}
 
 
 def make_embedding(name: str) -> BaseEmbedding:
-    """The embedding model a setting names: 'hashing' (offline default) or 'chroma-onnx'."""
+    """The embedding model a setting names: 'hashing' (offline default), 'chroma-onnx' or 'gemini'."""
     if name not in EMBEDDINGS:
         raise EmbeddingUnavailable(f"unknown embedding model {name!r}; choose one of: {', '.join(EMBEDDINGS)}")
+    if name == "gemini":
+        from research_assistant.settings import get_settings
+
+        settings = get_settings()
+        if settings.gemini_api_key is None:
+            raise EmbeddingUnavailable("embedding model 'gemini' needs a key: set GEMINI_API_KEY")
+        return GeminiEmbedding(api_key=settings.gemini_api_key.get_secret_value(), base_url=settings.gemini_base_url)
     return EMBEDDINGS[name]()

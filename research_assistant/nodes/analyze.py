@@ -9,6 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
+from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.services import services_for
 from research_assistant.state import ResearchState
@@ -32,5 +33,5 @@ async def analyze_query(state: ResearchState, runtime: Runtime[Context]) -> dict
         "analysis": analysis,
         "run_id": state.run_id or uuid.uuid4().hex[:12],
         "started_at": time.time(),
-        "notices": services.notices,
+        "notices": [*services.notices, *reasoner_notices(runtime, "analyze_query", services)],
     }

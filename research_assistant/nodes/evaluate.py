@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
 from research_assistant.knowledge.text import normalize_query
+from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.schemas import ProgressAssessment, SearchQuery, SourceStatus
 from research_assistant.services import services_for
@@ -24,11 +25,14 @@ def stop_reason(
     state: ResearchState, context: Context, assessment: ProgressAssessment, iteration: int, now: float
 ) -> tuple[str | None, list[SearchQuery]]:
     """Why research stops after this round (None to go on), and the queries for the next round."""
-    threshold = context.profile.confidence_threshold
+    threshold = getattr(services_for(context).reasoner, "confidence_threshold", context.profile.confidence_threshold)
     if assessment.complete:
         return f"completion criteria met (confidence {assessment.confidence:.0f}/100)", []
     if assessment.confidence >= threshold:
         return f"confidence {assessment.confidence:.0f} reached the threshold of {threshold:.0f}", []
+    budget = getattr(services_for(context).reasoner, "budget_reached", lambda: None)()
+    if budget:
+        return f"budget nearly spent ({budget}); the rest is kept for the report", []
     if iteration >= context.iteration_limit:
         return f"iteration limit reached ({context.iteration_limit})", []
     read = sum(1 for source in state.sources.values() if source.status is SourceStatus.READ)
@@ -52,7 +56,8 @@ def stop_reason(
 async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     assert state.plan is not None, "plan_strategy runs first"
     iteration = state.iteration + 1
-    assessment = await services_for(runtime.context).reasoner.evaluate(
+    services = services_for(runtime.context)
+    assessment = await services.reasoner.evaluate(
         state.question,
         state.plan,
         list(state.evidence.values()),
@@ -76,4 +81,5 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
         "iteration": iteration,
         "pending_queries": queries,
         "stop_reason": reason,
+        "notices": reasoner_notices(runtime, "evaluate_progress", services),
     }

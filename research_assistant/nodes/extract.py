@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
+from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.schemas import Evidence, Passage, SourceStatus, SubQuestion
 from research_assistant.services import Services, services_for
@@ -64,4 +65,4 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
         evidence=len(found),
         total_evidence=len(state.evidence) + len(found),
     )
-    return {"evidence": found}
+    return {"evidence": found, "notices": reasoner_notices(runtime, "extract", services)}

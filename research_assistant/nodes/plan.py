@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
 from research_assistant.knowledge.text import normalize_query
+from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.schemas import ResearchPlan, SearchQuery
 from research_assistant.services import services_for
@@ -29,7 +30,8 @@ def queries_of(plan: ResearchPlan) -> list[SearchQuery]:
 
 async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     assert state.analysis is not None, "analyze_query runs first"
-    plan = await services_for(runtime.context).reasoner.plan(state.question, state.analysis, runtime.context.profile)
+    services = services_for(runtime.context)
+    plan = await services.reasoner.plan(state.question, state.analysis, runtime.context.profile)
     queries = queries_of(plan)
     emit(
         runtime,
@@ -38,4 +40,4 @@ async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict
         sub_questions=len(plan.sub_questions),
         queries=len(queries),
     )
-    return {"plan": plan, "pending_queries": queries}
+    return {"plan": plan, "pending_queries": queries, "notices": reasoner_notices(runtime, "plan_strategy", services)}

@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
+from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.reading import CACHE_METHOD
 from research_assistant.report.render import render_markdown
@@ -31,7 +32,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         latest,
     )
     report, verification = verify_report(draft, state.evidence, state.sources, services.documents.text)
-    notices = list(state.notices)
+    notices = [*state.notices, *reasoner_notices(runtime, "synthesize", services)]
     if verification.removed:
         notices.append(
             Notice(
@@ -39,6 +40,8 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
             )
         )
     sources = list(state.sources.values())
+    usage = getattr(services.reasoner, "usage", None)
+    spent = usage() if usage is not None else None
     summary = RunSummary(
         depth=runtime.context.depth.value,
         sources_read=sum(1 for s in sources if s.status is SourceStatus.READ),
@@ -50,10 +53,14 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         stop_reason=state.stop_reason,
         reasoner=services.reasoner.name,
         generated=date.today().isoformat(),
+        model_tokens=spent.input_tokens + spent.output_tokens if spent else None,
+        model_cost_usd=spent.cost_usd if spent else None,
     )
     markdown = render_markdown(
         report, state.sources, state.evidence, runtime.context.citation_style, notices=notices, metadata=summary
     )
+    judge = getattr(services.reasoner, "evaluate_report", None)
+    evaluation = await judge(state.question, markdown) if judge is not None else None
     emit(
         runtime,
         "synthesize",
@@ -62,4 +69,5 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         findings=len(report.key_findings),
         removed=verification.removed,
     )
-    return {"report": report, "report_markdown": markdown, "notices": notices}
+    notices += reasoner_notices(runtime, "synthesize", services)
+    return {"report": report, "report_markdown": markdown, "notices": notices, "evaluation": evaluation}

@@ -21,6 +21,8 @@ class RunSummary(Record):
     stop_reason: str | None = Field(default=None, description="Why research stopped, e.g. 'confidence reached'.")
     reasoner: str = Field(default="", description="Which reasoner wrote the report, e.g. 'extractive', 'gemini'.")
     generated: str | None = Field(default=None, description="ISO date (or date-time) the report was generated.")
+    model_tokens: int | None = Field(default=None, description="Model tokens the run used, when models were used.")
+    model_cost_usd: float | None = Field(default=None, description="What those tokens cost, in USD.")
 
 
 def render_run_summary(summary: RunSummary) -> list[str]:
@@ -40,6 +42,8 @@ def render_run_summary(summary: RunSummary) -> list[str]:
     items.append(f"Research rounds: {rounds}")
     if summary.reasoner:
         items.append(f"Reasoner: {escape_markdown(summary.reasoner)}")
+    if summary.model_tokens is not None:
+        items.append(f"Model usage: {summary.model_tokens:,} tokens, ${summary.model_cost_usd or 0:.4f}")
     if summary.generated:
         items.append(f"Generated: {escape_markdown(summary.generated)}")
     return ["## About this report", "", *(f"- {item}" for item in items)]

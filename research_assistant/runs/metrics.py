@@ -7,12 +7,17 @@ from typing import Any
 
 from research_assistant.progress import SourceOutcome
 from research_assistant.runs.records import EventKind, RunMetrics, TraceEvent
+from research_assistant.schemas import TokenUsage
+
+MODEL_NODE = "llm/"
+"""Progress events of model calls are reported by node `llm/<role>`, with token and cost counts."""
 
 
 def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> RunMetrics:
     """Time per node and per run (summed over resumes), sources by outcome, queries, evidence, confidence."""
     node_seconds: dict[str, float] = {}
     outcomes: dict[str, SourceOutcome] = {}
+    tokens: dict[str, TokenUsage] = {}
     elapsed, segment_start, last_at = 0.0, None, None
     for event in events:
         if event.kind is EventKind.RUN_START:
@@ -26,6 +31,14 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
             node_seconds[event.node] = round(node_seconds.get(event.node, 0.0) + event.seconds, 4)
         elif event.kind is EventKind.SOURCE and event.source is not None:
             outcomes[event.source.source_id] = event.source
+        elif event.kind is EventKind.PROGRESS and event.node.startswith(MODEL_NODE):
+            role = event.node.removeprefix(MODEL_NODE)
+            used = tokens.get(role, TokenUsage())
+            tokens[role] = TokenUsage(
+                input_tokens=used.input_tokens + int(event.counts.get("input_tokens", 0)),
+                output_tokens=used.output_tokens + int(event.counts.get("output_tokens", 0)),
+                cost_usd=used.cost_usd + event.counts.get("cost_usd", 0.0),
+            )
         last_at = event.at
     if segment_start is not None and last_at is not None:
         elapsed += last_at - segment_start
@@ -40,4 +53,6 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
         pages_failed=by_outcome.count("failed"),
         evidence=len(values.get("evidence", {})),
         confidence=[assessment.confidence for assessment in values.get("assessments", ())],
+        tokens=tokens,
+        evaluation=values.get("evaluation"),
     )

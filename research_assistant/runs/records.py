@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
 from research_assistant.progress import SourceOutcome
+from research_assistant.schemas import ReportEvaluation, TokenUsage
 
 
 class RunStatus(StrEnum):
@@ -98,12 +99,6 @@ class TraceEvent(BaseModel):
     source: SourceOutcome | None = None
 
 
-class TokenUsage(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-
 class RunMetrics(BaseModel):
     """Per-run numbers, kept with the run and shown by `show`."""
 
@@ -117,6 +112,7 @@ class RunMetrics(BaseModel):
     evidence: int = 0
     confidence: list[float] = Field(default_factory=list, description="Confidence after each research round.")
     tokens: dict[str, TokenUsage] = Field(default_factory=dict, description="Per model role, when a model is used.")
+    evaluation: ReportEvaluation | None = Field(default=None, description="The judge's scores of the report.")
 
     @property
     def cost_usd(self) -> float:

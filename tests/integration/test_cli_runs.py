@@ -158,3 +158,37 @@ def test_an_unknown_provider_is_refused_by_name(capsys: pytest.CaptureFixture[st
         main(["run", QUESTION, "--providers", "tavily,google"])
     assert exit_info.value.code == EXIT_USAGE
     assert "unknown provider google; choose from tavily, exa, wikipedia, arxiv" in capsys.readouterr().err
+
+
+def test_review_plan_edits_the_plan_in_the_editor_before_research(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    editor = tmp_path / "editor.py"
+    plan = "# edited\\nWhen did the tram network open?\\n- tram network opened\\n"
+    editor.write_text(f"import sys, pathlib\npathlib.Path(sys.argv[1]).write_text('{plan}')\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("e\n"))
+    code, report, err = cli(capsys, "run", QUESTION, "--corpus", str(CORPUS), "--depth", "quick", "--review-plan")
+    assert code == EXIT_OK, err
+    assert "Research this plan?" in err and "[review_plan] edited plan: 1 sub-questions, 1 queries" in err
+    assert "### When did the tram network open?" in report
+    [record] = RunStore.at(tmp_path / "db").recent()
+    assert record.status is RunStatus.COMPLETED
+
+
+def test_review_plan_can_keep_the_run_waiting(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    code, report, err = cli(capsys, "run", QUESTION, "--corpus", str(CORPUS), "--depth", "quick", "--review-plan")
+    [record] = RunStore.at(tmp_path / "db").recent()
+    assert code == EXIT_OK and report == "" and record.status is RunStatus.INTERRUPTED
+    assert f"`research-assistant resume {record.run_id}` researches it as proposed" in err
+    code, report, _ = cli(capsys, "resume", record.run_id)
+    assert code == EXIT_OK and report.startswith("# ")

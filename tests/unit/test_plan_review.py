@@ -48,3 +48,17 @@ def test_an_edit_is_cleaned_blank_questions_dropped_ids_unique_queries_filled() 
 def test_an_unusable_edit_is_refused_in_one_line(edited: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         reviewed_plan(ORIGINAL, edited)
+
+
+def test_a_plan_round_trips_through_its_editable_text() -> None:
+    from research_assistant.plan_text import plan_from_text, plan_to_text
+
+    text = plan_to_text(ORIGINAL)
+    assert text.startswith("# The research plan.") and "tram fare\n- tram fare price\n" in text
+    assert plan_from_text(text, ORIGINAL) == ORIGINAL
+    edited = plan_from_text("# note\ntram fare\n- fare\n\n\nWho runs it?\n", ORIGINAL)
+    assert edited is not None and [(s.id, s.text, s.queries) for s in edited.sub_questions] == [
+        ("q1", "tram fare", ["fare"]),
+        ("q2", "Who runs it?", []),
+    ]
+    assert plan_from_text("# only comments\n\n", ORIGINAL) is None

@@ -1,0 +1,83 @@
+"""Tokens and cost per role for one run, and the run's budget.
+
+Usage comes from the models' own usage metadata; cost from the price table
+setting (USD per million input and output tokens, by model name). The ledger
+refuses a call once the run has spent its budget, and tells research to stop
+a little earlier, so that the report can still be written.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+from research_assistant.schemas import TokenUsage
+
+RESEARCH_SHARE = 0.8
+"""Research stops once this share of a budget is spent; the rest is kept for writing the report."""
+
+
+class BudgetExceeded(Exception):
+    """The run has spent its token or USD budget; no further model call is made."""
+
+
+def price_of(model: str, prices: Mapping[str, tuple[float, float]]) -> tuple[float, float]:
+    """USD per million (input, output) tokens; the longest table entry the model name starts with, else 0."""
+    name = model.split(":", 1)[-1].removeprefix("models/")
+    matches = [key for key in prices if name == key or name.startswith(key + "-") or name.startswith(key + "@")]
+    return prices[max(matches, key=len)] if matches else (0.0, 0.0)
+
+
+class TokenLedger:
+    def __init__(
+        self,
+        prices: Mapping[str, tuple[float, float]],
+        budget_tokens: int | None = None,
+        budget_usd: float | None = None,
+    ) -> None:
+        self.prices = prices
+        self.budget_tokens = budget_tokens
+        self.budget_usd = budget_usd
+        self.roles: dict[str, TokenUsage] = {}
+        self._lock = threading.Lock()
+
+    def record(self, role: str, model: str, input_tokens: int, output_tokens: int) -> TokenUsage:
+        """Add one call's usage; returns that call's usage with its cost."""
+        per_input, per_output = price_of(model, self.prices)
+        call = TokenUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=(input_tokens * per_input + output_tokens * per_output) / 1_000_000,
+        )
+        self.add(role, call)
+        return call
+
+    def add(self, role: str, usage: TokenUsage) -> None:
+        with self._lock:
+            total = self.roles.get(role, TokenUsage())
+            self.roles[role] = TokenUsage(
+                input_tokens=total.input_tokens + usage.input_tokens,
+                output_tokens=total.output_tokens + usage.output_tokens,
+                cost_usd=total.cost_usd + usage.cost_usd,
+            )
+
+    @property
+    def tokens(self) -> int:
+        return sum(u.input_tokens + u.output_tokens for u in self.roles.values())
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(u.cost_usd for u in self.roles.values())
+
+    def spent(self, share: float = 1.0) -> str | None:
+        """Which cap `share` of has been reached ('12,000 tokens', '$0.50'), or None."""
+        if self.budget_tokens is not None and self.tokens >= share * self.budget_tokens:
+            return f"{self.budget_tokens:,} tokens"
+        if self.budget_usd is not None and self.cost_usd >= share * self.budget_usd:
+            return f"${self.budget_usd:.2f}"
+        return None
+
+    def check(self) -> None:
+        cap = self.spent()
+        if cap is not None:
+            raise BudgetExceeded(f"the run's budget of {cap} is spent")

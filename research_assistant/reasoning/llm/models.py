@@ -1,0 +1,47 @@
+"""Which chat model each role uses, built through LangChain's `init_chat_model` from a `provider:model` string.
+
+Gemini (`google_genai:...`, the langchain-google-genai package) gets the key,
+endpoint, timeout and retries from the settings; any other provider whose
+LangChain integration is installed works with its own environment variables.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from research_assistant.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+Role = Literal["analysis", "planning", "extraction", "evaluation", "synthesis", "judge"]
+ROLES: tuple[Role, ...] = ("analysis", "planning", "extraction", "evaluation", "synthesis", "judge")
+
+
+class ModelUnavailable(Exception):
+    """A configured model cannot be built (unknown provider, integration not installed); says which."""
+
+
+def model_spec(settings: Settings, role: Role) -> str:
+    spec: str = getattr(settings, f"model_{role}")
+    return spec if ":" in spec else f"google_genai:{spec}"
+
+
+def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
+    from langchain.chat_models import init_chat_model
+
+    provider = spec.split(":", 1)[0]
+    options: dict[str, Any] = {"temperature": 0}
+    if provider == "google_genai":
+        if settings.gemini_api_key is None:
+            raise ModelUnavailable("Gemini needs a key: set GEMINI_API_KEY")
+        options.update(
+            api_key=settings.gemini_api_key.get_secret_value(),
+            base_url=settings.gemini_base_url,
+            timeout=settings.llm_timeout,
+            max_retries=settings.llm_max_retries,
+        )
+    try:
+        return init_chat_model(spec, **options)
+    except (ImportError, ValueError) as error:
+        raise ModelUnavailable(f"model {spec!r} cannot be used: {error}") from None

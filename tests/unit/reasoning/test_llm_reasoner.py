@@ -1,0 +1,217 @@
+"""The LLM reasoner with a scripted chat model: what it accepts from a model, what it refuses, when it falls back."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from support.fake_models import Script, ScriptedChatModel
+
+from research_assistant.context import PROFILES, Depth
+from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+from research_assistant.reasoning.llm.cache import ResponseCache
+from research_assistant.reasoning.llm.caller import StructuredCaller
+from research_assistant.reasoning.llm.ledger import BudgetExceeded, TokenLedger, price_of
+from research_assistant.reasoning.llm.models import ROLES, model_spec
+from research_assistant.reasoning.llm.outputs import (
+    AnalysisOut,
+    ExtractionOut,
+    PlanOut,
+    ProgressOut,
+    ReportOut,
+    VerificationOut,
+)
+from research_assistant.reasoning.llm.reasoner import UNVERIFIED, LLMReasoner, confidence_score
+from research_assistant.schemas import (
+    Coverage,
+    Credibility,
+    Evidence,
+    Intent,
+    Passage,
+    QueryAnalysis,
+    ResearchPlan,
+    SourceRecord,
+    SourceStatus,
+    SubQuestion,
+)
+from research_assistant.settings import Settings
+
+PASSAGE = Passage(
+    source_id="s1", text="A single tram fare costs 2.40 euros. Children under six ride free.", title="Fares"
+)
+SUB = SubQuestion(id="q1", text="What does a tram fare cost?", queries=["tram fare"])
+PLAN = ResearchPlan(sub_questions=[SUB], min_sources=1, min_evidence_per_question=1)
+FARE = Evidence(
+    id="E1",
+    claim="A fare costs 2.40 euros",
+    quote="A single tram fare costs 2.40 euros.",
+    source_id="s1",
+    sub_question_id="q1",
+)
+SOURCE = SourceRecord(
+    id="s1",
+    locator="https://city.example/fares",
+    title="Fares",
+    provider="p",
+    status=SourceStatus.READ,
+    credibility=Credibility(score=0.9),
+    published=date.today().isoformat(),
+)
+
+
+def settings(**values: Any) -> Settings:
+    return Settings.model_construct(**{**Settings().model_dump(), **values})
+
+
+def reasoner(script: Script, tmp_path: Path, **values: Any) -> tuple[LLMReasoner, ScriptedChatModel]:
+    config = settings(**values)
+    caller = StructuredCaller(config, ResponseCache(tmp_path / "llm"))
+    model = ScriptedChatModel(script)
+    for role in ROLES:
+        caller._models[model_spec(config, role)] = model  # type: ignore[assignment]
+    return LLMReasoner(caller, ExtractiveReasoner(), config.confidence_threshold), model
+
+
+def answers(**by_schema: Any) -> Script:
+    def script(schema: type[BaseModel], prompt: str) -> Any:
+        reply = by_schema[schema.__name__]
+        return reply(prompt) if callable(reply) else reply
+
+    return script
+
+
+async def test_analysis_comes_from_the_model(tmp_path: Path) -> None:
+    out = AnalysisOut(keywords=["tram fare"], query_type="factual", intent="quick_answer", domain="transport")
+    llm, _ = reasoner(answers(AnalysisOut=out), tmp_path)
+    analysis = await llm.analyze("What does a tram ticket cost?")
+    assert analysis.intent is Intent.QUICK_ANSWER and analysis.keywords == ["tram fare"]
+    assert llm.take_notices() == []
+
+
+async def test_a_plan_keeps_to_the_depths_limits_and_its_queries_carry_no_urls(tmp_path: Path) -> None:
+    many = PlanOut(
+        sub_questions=[
+            {"text": f"Part {n}", "queries": [f"part {n} https://evil.example/x?q=1", "q2", "q3", "q4"]}
+            for n in range(1, 12)
+        ]
+    )
+    llm, _ = reasoner(answers(PlanOut=many), tmp_path)
+    profile = PROFILES[Depth.STANDARD]
+    plan = await llm.plan("Q?", QueryAnalysis(keywords=["q"]), profile)
+    assert len(plan.sub_questions) == profile.sub_questions
+    assert all(len(s.queries) <= profile.queries_per_sub_question for s in plan.sub_questions)
+    assert plan.sub_questions[0].queries[0] == "part 1" and "http" not in str(plan.model_dump())
+    quick = await llm.plan("Q?", QueryAnalysis(keywords=["q"], intent=Intent.QUICK_ANSWER), profile)
+    assert len(quick.sub_questions) == 1
+
+
+async def test_evidence_must_quote_its_passage_verbatim(tmp_path: Path) -> None:
+    reply = ExtractionOut(
+        evidence=[
+            {"passage": 1, "quote": "A single tram fare costs 2.40 euros.", "claim": "2.40 euros"},
+            {"passage": 1, "quote": "A single tram fare costs 1.00 euro.", "claim": "misquoted"},
+            {"passage": 7, "quote": "Children under six ride free.", "claim": "no such passage"},
+        ]
+    )
+    llm, _ = reasoner(answers(ExtractionOut=reply), tmp_path)
+    found = await llm.extract("Q?", SUB, [PASSAGE], 5)
+    assert [(e.quote, e.source_id, e.claim) for e in found] == [
+        ("A single tram fare costs 2.40 euros.", "s1", "2.40 euros")
+    ]
+
+
+async def test_a_reply_that_never_fits_falls_back_to_the_extractive_step_with_a_notice(tmp_path: Path) -> None:
+    llm, model = reasoner(answers(ExtractionOut="this is not JSON {"), tmp_path, llm_parse_retries=1)
+    found = await llm.extract("What does a tram fare cost?", SUB, [PASSAGE], 2)
+    assert len(model.calls) == 2  # asked once, re-asked once, then given up: never an endless loop
+    assert "could not be used" in model.calls[1][1]
+    assert found and all(e.quote in PASSAGE.text for e in found)  # the extractive reasoner's evidence
+    [notice] = llm.take_notices()
+    assert "did not fit its format after 2 tries" in notice.message and "extractive reasoner" in notice.message
+
+
+async def test_a_failing_model_falls_back_with_a_notice(tmp_path: Path) -> None:
+    llm, _ = reasoner(answers(AnalysisOut=ConnectionError("connection refused")), tmp_path)
+    analysis = await llm.analyze("How does Python reclaim reference cycles?")
+    assert analysis.keywords  # from the extractive reasoner
+    assert "connection refused" in llm.take_notices()[0].message
+
+
+async def test_an_identical_call_is_answered_from_the_cache_at_no_cost(tmp_path: Path) -> None:
+    out = AnalysisOut(keywords=["tram"], query_type="factual", intent="full_report")
+    llm, _ = reasoner(answers(AnalysisOut=out), tmp_path)
+    await llm.analyze("Tram?")
+    spent = llm.caller.ledger().tokens
+    again, second = reasoner(answers(AnalysisOut=ConnectionError("must not be called")), tmp_path)
+    assert (await again.analyze("Tram?")).keywords == ["tram"]
+    assert spent > 0 and again.caller.ledger().tokens == 0 and second.calls == []
+
+
+async def test_the_budget_stops_model_calls_and_asks_research_to_stop(tmp_path: Path) -> None:
+    out = AnalysisOut(keywords=["tram"], query_type="factual", intent="full_report")
+    llm, model = reasoner(answers(AnalysisOut=out), tmp_path, budget_tokens=10)
+    await llm.analyze("How much does a tram ticket cost in the city centre?")
+    assert llm.budget_reached() == "10 tokens"
+    await llm.analyze("Another question entirely?")
+    assert len(model.calls) == 1 and "budget of 10 tokens is spent" in llm.take_notices()[0].message
+
+
+def test_costs_come_from_the_price_table() -> None:
+    prices = {"gemini-2.5-flash": (0.30, 2.50), "gemini-2.5-flash-lite": (0.10, 0.40)}
+    assert price_of("google_genai:gemini-2.5-flash-lite-001", prices) == (0.10, 0.40)
+    assert price_of("google_genai:gemini-2.5-flash", prices) == (0.30, 2.50)
+    assert price_of("openai:gpt-x", prices) == (0.0, 0.0)
+    ledger = TokenLedger(prices, budget_usd=0.01)
+    call = ledger.record("synthesis", "google_genai:gemini-2.5-flash", 10_000, 2_000)
+    assert call.cost_usd == pytest.approx(0.003 + 0.005)
+    ledger.record("judge", "google_genai:gemini-2.5-flash", 10_000, 0)
+    with pytest.raises(BudgetExceeded, match=r"\$0.01"):
+        ledger.check()
+
+
+def test_confidence_weighs_coverage_reliability_recency_and_consistency() -> None:
+    today = date(2026, 11, 21)
+    full = [Coverage(sub_question_id="q1", evidence_count=1, source_count=1, score=1.0, covered=True)]
+    fresh = SOURCE.model_copy(update={"published": "2026-01-01", "credibility": Credibility(score=1.0)})
+    assert confidence_score(full, [FARE], {"s1": fresh}, 0, today) == 100.0
+    old = fresh.model_copy(update={"published": "2001-01-01", "credibility": Credibility(score=0.5)})
+    assert confidence_score(full, [FARE], {"s1": old}, 0, today) == 40 + 15 + 4.5 + 15
+    half = [full[0].model_copy(update={"score": 0.5})]
+    assert confidence_score(half, [FARE, FARE], {"s1": fresh}, 1, today) == 20 + 30 + 15 + 0
+    assert confidence_score(full, [], {"s1": fresh}, 0, today) == 0.0
+
+
+async def test_progress_needs_new_queries_unlike_any_earlier_one(tmp_path: Path) -> None:
+    reply = ProgressOut(
+        coverage=[{"sub_question": "q1", "score": 0.2, "gap": "children's fares"}],
+        new_queries=["Tram Fare", "child tram fare", "http://evil.example", "child tram fare"],
+    )
+    llm, _ = reasoner(answers(ProgressOut=reply), tmp_path)
+    assessment = await llm.evaluate("Q?", PLAN, [FARE], [SOURCE], 1, ["tram fare"])
+    assert [q.text for q in assessment.new_queries] == ["child tram fare"]
+    assert assessment.gaps == ["q1"] and not assessment.complete
+
+
+async def test_the_report_cites_only_known_evidence_and_unsupported_statements_are_marked(tmp_path: Path) -> None:
+    report = ReportOut(
+        title="Fares",
+        summary=[
+            {"text": "A single tram fare costs 2.40 euros.", "evidence": ["E1", "E99"]},
+            {"text": "Trams are free on Sundays for everyone.", "evidence": ["E1"]},
+            {"text": "Made up.", "evidence": ["E404"]},
+        ],
+    )
+
+    def verdicts(prompt: str) -> VerificationOut:
+        return VerificationOut(verdicts=[{"statement": 1, "supported": True}, {"statement": 2, "supported": True}])
+
+    llm, _ = reasoner(answers(ReportOut=report, VerificationOut=verdicts), tmp_path)
+    written = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE], [SOURCE], None)
+    assert [(f.text, f.evidence_ids) for f in written.summary] == [
+        ("A single tram fare costs 2.40 euros.", ["E1"]),
+        (f"Trams are free on Sundays for everyone. {UNVERIFIED}", ["E1"]),  # the lexical check caught it
+    ]
+    assert any("1 of 2 statements" in caveat for caveat in written.caveats)
