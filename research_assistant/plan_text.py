@@ -36,7 +36,7 @@ def plan_from_text(text: str, original: ResearchPlan) -> ResearchPlan | None:
             blocks.append([])
         else:
             blocks[-1].append(line)
-    sub_questions = []
+    sub_questions: list[SubQuestion] = []
     for block in (b for b in blocks if b):
         first, *rest = block
         queries = [line[1:].strip() for line in rest if line.startswith("-") and line[1:].strip()]

@@ -121,6 +121,13 @@ class Settings(BaseSettings):
     def private_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
         return tuple(ipaddress.ip_network(part, strict=False) for part in _split(self.allow_private_networks))
 
+    def secret_values(self) -> list[str]:
+        """Every key that is set, so that output can be scrubbed of them."""
+        values = (getattr(self, name) for name in type(self).model_fields)
+        return [
+            value.get_secret_value() for value in values if isinstance(value, SecretStr) and value.get_secret_value()
+        ]
+
     @property
     def uses_llm(self) -> bool:
         """Whether runs reason with language models: asked for, or 'auto' with a model key set."""

@@ -16,7 +16,16 @@ from research_assistant.report.summary import RunSummary
 from research_assistant.report.verify import verify_report
 from research_assistant.schemas import Notice, QueryAnalysis, ResearchPlan, SourceStatus
 from research_assistant.services import services_for
+from research_assistant.settings import get_settings
 from research_assistant.state import ResearchState
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """`text` with every configured key replaced: whatever a model or a page did, no key reaches a report."""
+    for secret in secrets:
+        if len(secret) >= 6:
+            text = text.replace(secret, "[redacted]")
+    return text
 
 
 async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -59,6 +68,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     markdown = render_markdown(
         report, state.sources, state.evidence, runtime.context.citation_style, notices=notices, metadata=summary
     )
+    markdown = redact(markdown, get_settings().secret_values())
     judge = getattr(services.reasoner, "evaluate_report", None)
     evaluation = await judge(state.question, markdown) if judge is not None else None
     emit(
