@@ -114,6 +114,9 @@ class StructuredCaller:
             call = ledger.record(role, spec, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
             report_usage(role, call, cached=False)
             parsed, problem = reply.get("parsed"), reply.get("parsing_error")
+            finish = str(getattr(raw, "response_metadata", {}).get("finish_reason", "") or "STOP")
+            if finish.upper() != "STOP":  # a reply cut short can still parse, into something incomplete
+                parsed, problem = None, f"the reply ended early ({finish})"
             if isinstance(parsed, schema) and problem is None:
                 if self.cache is not None:
                     self.cache.put(key, parsed)

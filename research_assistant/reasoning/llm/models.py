@@ -39,7 +39,7 @@ def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
             api_key=settings.gemini_api_key.get_secret_value(),
             base_url=settings.gemini_base_url,
             timeout=settings.llm_timeout,
-            max_retries=settings.llm_max_retries,
+            max_retries=settings.llm_max_retries + 1,  # google-genai counts attempts, the first included
         )
     try:
         return init_chat_model(spec, **options)

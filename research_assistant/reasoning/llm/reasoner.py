@@ -57,6 +57,7 @@ from research_assistant.schemas import (
 UNVERIFIED = "[unverified]"
 _URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
+_ACCESS = re.compile(r"; via [^)\n]*\)_")
 COVERED = 0.7
 """A sub-question's coverage score (0-1) from which it counts as answered."""
 
@@ -311,8 +312,11 @@ class LLMReasoner:
 
     async def evaluate_report(self, question: str, report_markdown: str) -> ReportEvaluation | None:
         """The judge's scores for the finished report; None when the judge could not run."""
+        # Judged: the report's content, not facts of the run (usage, date, whether a page came from the cache),
+        # so an identical re-run asks the same question and gets the cached answer.
+        content = _ACCESS.sub(")_", report_markdown.split("\n## About this report")[0])
         try:
-            out = await self.caller.ask("judge", JudgeOut, prompts.judging(question, report_markdown))
+            out = await self.caller.ask("judge", JudgeOut, prompts.judging(question, content))
         except (StepFailed, BudgetExceeded) as error:
             self._notices.setdefault(current_run(), []).append(
                 Notice(level="info", message=f"The report could not be scored: {error}.")
