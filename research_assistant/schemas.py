@@ -182,6 +182,7 @@ class ProgressAssessment(Record):
     gaps: list[str] = Field(default_factory=list, description="Sub-question ids still not covered.")
     new_queries: list[SearchQuery] = Field(default_factory=list)
     complete: bool = False
+    hint: str = Field(default="", description="How the next round should search differently, when a model said.")
 
 
 class Finding(Record):
@@ -214,6 +215,7 @@ class ResearchReport(Record):
     conflicts: list[Conflict] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
     caveats: list[str] = Field(default_factory=list)
+    quick_answer: bool = Field(default=False, description="A short cited answer to a simple question.")
 
 
 class TokenUsage(Record):

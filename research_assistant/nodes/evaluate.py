@@ -16,16 +16,25 @@ from research_assistant.context import Context
 from research_assistant.knowledge.text import normalize_query
 from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
-from research_assistant.schemas import ProgressAssessment, SearchQuery, SourceStatus
-from research_assistant.services import services_for
+from research_assistant.schemas import Notice, ProgressAssessment, SearchQuery, SourceStatus
+from research_assistant.services import Services, services_for
 from research_assistant.state import ResearchState
+
+
+def threshold_of(services: Services, context: Context) -> float:
+    """The confidence at which research stops: the reasoner's own (a setting), else the depth's."""
+    return float(getattr(services.reasoner, "confidence_threshold", context.profile.confidence_threshold))
+
+
+def reached(assessment: ProgressAssessment, services: Services, context: Context) -> bool:
+    return assessment.complete or assessment.confidence >= threshold_of(services, context)
 
 
 def stop_reason(
     state: ResearchState, context: Context, assessment: ProgressAssessment, iteration: int, now: float
 ) -> tuple[str | None, list[SearchQuery]]:
     """Why research stops after this round (None to go on), and the queries for the next round."""
-    threshold = getattr(services_for(context).reasoner, "confidence_threshold", context.profile.confidence_threshold)
+    threshold = threshold_of(services_for(context), context)
     if assessment.complete:
         return f"completion criteria met (confidence {assessment.confidence:.0f}/100)", []
     if assessment.confidence >= threshold:
@@ -67,11 +76,16 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
     )
     reason, queries = stop_reason(state, runtime.context, assessment, iteration, time.time())
     covered = sum(1 for item in assessment.coverage if item.covered)
+    notices = reasoner_notices(runtime, "evaluate_progress", services)
+    if reason and not reached(assessment, services, runtime.context):
+        notices.append(Notice(message=f"Research stopped before reaching its confidence threshold: {reason}."))
     emit(
         runtime,
         "evaluate_progress",
         f"round {iteration}: confidence {assessment.confidence:.0f}/100, {covered}/{len(assessment.coverage)} "
-        f"sub-questions covered; " + (f"stopping: {reason}" if reason else f"{len(queries)} new queries"),
+        f"sub-questions covered; "
+        + (f"stopping: {reason}" if reason else f"{len(queries)} new queries")
+        + (f" ({assessment.hint})" if assessment.hint and not reason else ""),
         confidence=assessment.confidence,
         covered=covered,
         iteration=iteration,
@@ -81,5 +95,5 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
         "iteration": iteration,
         "pending_queries": queries,
         "stop_reason": reason,
-        "notices": reasoner_notices(runtime, "evaluate_progress", services),
+        "notices": notices,
     }

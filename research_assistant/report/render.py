@@ -96,25 +96,9 @@ def _unread(sources: Mapping[str, SourceRecord]) -> list[str]:
     ]
 
 
-def render_markdown(
-    report: ResearchReport,
-    sources: Mapping[str, SourceRecord],
-    evidence: Mapping[str, Evidence],
-    style: CitationStyle,
-    notices: Sequence[Notice] = (),
-    metadata: RunSummary | None = None,
-) -> str:
-    """The report as deterministic Markdown, ending with its Sources list (and run facts).
-
-    `sources` and `evidence` are keyed by id. Evidence ids that are unknown, or whose
-    source is unknown, are left out; a finding left with no citation is not rendered.
-    Run `verify_report` first: this function trusts the quotes it is given.
-    """
-    citations = _Citations(sources, evidence)
-    lines = [f"# {escape_markdown(report.title) or 'Research report'}", ""]
-    lines += [f"**Question:** {escape_markdown(report.question)}", ""]
-    summary = " ".join(_cited_lines(report.summary, citations))
-    lines += _section("Summary", [summary] if summary else [], "No summary could be supported by the sources.")
+def _report_body(report: ResearchReport, summary: str, citations: _Citations) -> list[str]:
+    """A full report's sections between the question and the caveats."""
+    lines = _section("Summary", [summary] if summary else [], "No summary could be supported by the sources.")
     key = [f"{i}. {line}" for i, line in enumerate(_cited_lines(report.key_findings, citations), start=1)]
     lines += _section("Key findings", key, "No key findings could be supported by the sources.")
 
@@ -134,6 +118,31 @@ def render_markdown(
 
     gaps = [f"- {escape_markdown(gap)}" for gap in report.gaps if gap.strip()]
     lines += _section("Gaps", gaps, "None identified.")
+    return lines
+
+
+def render_markdown(
+    report: ResearchReport,
+    sources: Mapping[str, SourceRecord],
+    evidence: Mapping[str, Evidence],
+    style: CitationStyle,
+    notices: Sequence[Notice] = (),
+    metadata: RunSummary | None = None,
+) -> str:
+    """The report as deterministic Markdown, ending with its Sources list (and run facts).
+
+    `sources` and `evidence` are keyed by id. Evidence ids that are unknown, or whose
+    source is unknown, are left out; a finding left with no citation is not rendered.
+    Run `verify_report` first: this function trusts the quotes it is given.
+    """
+    citations = _Citations(sources, evidence)
+    lines = [f"# {escape_markdown(report.title) or 'Research report'}", ""]
+    lines += [f"**Question:** {escape_markdown(report.question)}", ""]
+    summary = " ".join(_cited_lines(report.summary, citations))
+    if report.quick_answer:
+        lines += _section("Answer", [summary] if summary else [], "No answer could be supported by the sources.")
+    else:
+        lines += _report_body(report, summary, citations)
     lines += _section("Caveats", _caveats(report, notices), "None.")
 
     entries: list[str] = []

@@ -57,6 +57,14 @@ def metrics_lines(metrics: RunMetrics) -> list[str]:
         lines.append(
             f"Tokens:       {role}: {usage.input_tokens:,} in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
         )
+    if metrics.tokens:
+        lines.append(f"Cost:         ${metrics.cost_usd:.4f} in all")
+    judged = metrics.evaluation
+    if judged is not None:
+        lines.append(
+            f"Evaluation:   relevance {judged.relevance:.2f}, accuracy {judged.accuracy:.2f}, completeness "
+            f"{judged.completeness:.2f}, source quality {judged.source_quality:.2f}"
+        )
     return lines
 
 

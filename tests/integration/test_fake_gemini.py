@@ -434,3 +434,36 @@ async def test_embedding_failures_are_wrapped_and_not_retried(gemini: FakeGemini
     assert isinstance(raised.value.__cause__, genai_errors.ClientError)
     assert len(gemini.embed_requests) == 1
     assert await embeddings.aembed_documents(["tram"]) == [fake_embedding("tram")]
+
+
+def test_the_repository_can_embed_with_gemini(monkeypatch: pytest.MonkeyPatch) -> None:
+    from research_assistant.knowledge.embeddings import make_embedding
+    from research_assistant.settings import get_settings
+
+    with FakeGemini() as server:
+        monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+        monkeypatch.setenv("RESEARCH_GEMINI_BASE_URL", server.base_url)
+        get_settings.cache_clear()
+        try:
+            embedding = make_embedding("gemini")
+            vectors = embedding.get_text_embedding_batch(["reference counting", "tram fares"])
+            query = embedding.get_query_embedding("reference counting")
+        finally:
+            get_settings.cache_clear()
+    assert vectors[0] == pytest.approx(fake_embedding("reference counting", len(vectors[0])))
+    assert query == pytest.approx(vectors[0]) and vectors[0] != vectors[1]
+    assert [r.action for r in server.embed_requests] == ["batchEmbedContents", "batchEmbedContents"]
+
+
+def test_gemini_embeddings_without_a_key_are_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
+    from research_assistant.settings import get_settings
+
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "RESEARCH_GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(EmbeddingUnavailable, match="set GEMINI_API_KEY"):
+            make_embedding("gemini")
+    finally:
+        get_settings.cache_clear()

@@ -181,3 +181,12 @@ def test_empty_report_renders_placeholders() -> None:
     assert "_No sources were cited._" in markdown
     assert re.search(r"\[\d+\]", markdown) is None
     assert check_rendered_citations(markdown, {}) == []
+
+
+def test_a_quick_answer_is_the_answer_its_sources_and_nothing_empty() -> None:
+    answer = Finding(text="The cache is fast.", evidence_ids=["ea"])
+    markdown = _render(_report(summary=[answer], key_findings=[answer], quick_answer=True))
+    assert _section(markdown, "Answer") == "The cache is fast [1]."
+    headings = re.findall(r"^## (.+)$", markdown, re.MULTILINE)
+    assert headings == ["Answer", "Caveats", "Sources"]
+    assert check_rendered_citations(markdown, TEXTS) == []

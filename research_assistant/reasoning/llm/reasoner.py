@@ -239,6 +239,7 @@ class LLMReasoner:
             gaps=gaps,
             new_queries=new_queries[: 2 * max(len(gaps), 1)],
             complete=confidence >= self.confidence_threshold,
+            hint=_normalized(out.reformulation_hint)[:300],
         )
 
     async def synthesize(
@@ -277,6 +278,7 @@ class LLMReasoner:
             ],
             gaps=[_normalized(g)[:300] for g in out.gaps if g.strip()],
             caveats=[_normalized(c)[:300] for c in out.caveats if c.strip()],
+            quick_answer=quick,
         )
         return await self._verified(report, known)
 

@@ -1,0 +1,121 @@
+"""History: past runs in the sidebar, and two runs of the same question compared."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import streamlit as st
+
+from research_assistant.page.actions import load_run, open_run
+from research_assistant.page.state import PageState
+from research_assistant.page.text import clip, escape_markdown, locator_markdown
+from research_assistant.runs.compare import RunComparison, compare_runs
+from research_assistant.runs.records import RunRecord, RunStatus
+from research_assistant.runs.views import when
+
+HISTORY_SIZE = 20
+COMPARE_LOOKBACK = 200
+ITEMS_SHOWN = 20
+
+_TRAILING = re.compile(r"[\s?.!]+$")
+
+
+# Pure helpers (unit-tested) ------------------------------------------------------------------------------
+
+
+def question_key(question: str) -> str:
+    """A question as compared with another: case, spacing and closing punctuation aside."""
+    return _TRAILING.sub("", " ".join(question.split()).casefold())
+
+
+def status_text(record: RunRecord) -> str:
+    if record.status is RunStatus.INTERRUPTED and record.waiting:
+        return f"waiting for {record.waiting}"
+    return record.status.value
+
+
+def history_caption(record: RunRecord) -> str:
+    return f"{when(record.started_at)} · {status_text(record)} · {record.parameters.summary()}"
+
+
+def comparable(record: RunRecord, others: Sequence[RunRecord]) -> list[RunRecord]:
+    """Other runs of the same question that wrote a report, newest first."""
+    key = question_key(record.question)
+    return [
+        other
+        for other in others
+        if other.run_id != record.run_id and other.report_markdown and question_key(other.question) == key
+    ]
+
+
+def comparison_lines(comparison: RunComparison, roots: list[Path]) -> list[str]:
+    """The comparison as safe Markdown lines: sources and findings added and removed, and how many were kept."""
+    lines = [
+        f"**Sources**: {len(comparison.sources_added)} added, {len(comparison.sources_removed)} removed, "
+        f"{comparison.sources_kept} in both"
+    ]
+    for sign, sources in (("➕ added", comparison.sources_added), ("➖ removed", comparison.sources_removed)):
+        lines += [
+            f"- {sign}: {escape_markdown(s.title) or 'Untitled'} {locator_markdown(s.locator, roots)}"
+            for s in sources[:ITEMS_SHOWN]
+        ]
+    lines.append(
+        f"**Findings**: {len(comparison.findings_added)} added, {len(comparison.findings_removed)} removed, "
+        f"{comparison.findings_kept} in both"
+    )
+    for sign, findings in (("➕ added", comparison.findings_added), ("➖ removed", comparison.findings_removed)):
+        lines += [f"- {sign}: {escape_markdown(text)}" for text in findings[:ITEMS_SHOWN]]
+    return lines
+
+
+# Drawing -------------------------------------------------------------------------------------------------
+
+
+def history(records: Sequence[RunRecord], shown: str) -> None:
+    st.header("History")
+    if not records:
+        st.caption("No research yet.")
+    for record in records:
+        st.button(
+            escape_markdown(clip(record.question, 70)),
+            key=f"history-{record.run_id}",
+            on_click=open_run,
+            args=(record.run_id,),
+            type="primary" if record.run_id == shown else "secondary",
+            width="stretch",
+        )
+        st.caption(escape_markdown(history_caption(record)))
+
+
+def compare_section(
+    state: PageState, record: RunRecord, candidates: Sequence[RunRecord], db_dir: Path, roots: list[Path]
+) -> None:
+    """Pick another run of this question; see what it found that this one did not, and the other way round."""
+    if not candidates:
+        return
+    st.header("Compare", anchor="compare")
+    by_id = {candidate.run_id: candidate for candidate in candidates}
+    chosen = st.selectbox(
+        "Compare with another run of this question",
+        list(by_id),
+        index=None,
+        format_func=lambda run_id: f"{when(by_id[run_id].started_at)} · {by_id[run_id].parameters.summary()}",
+        placeholder="Choose a run",
+        key=f"compare-{record.run_id}",
+    )
+    if chosen is None:
+        return
+    other = by_id[chosen]
+    before, after = sorted((record, other), key=lambda r: r.started_at)
+    comparison = compare_runs(
+        load_run(state, before, db_dir).state,
+        load_run(state, after, db_dir).state,
+    )
+    st.caption(
+        f"From the run of {when(before.started_at)} ({before.run_id}) to the run of "
+        f"{when(after.started_at)} ({after.run_id})"
+    )
+    for line in comparison_lines(comparison, roots):
+        st.markdown(line)

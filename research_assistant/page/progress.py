@@ -1,0 +1,287 @@
+"""The live status panel: one line per step of the graph as it runs, running totals, a progress bar, Stop.
+
+Everything here is drawn from the run's trace (`TraceEvent`s), the same stream
+the CLI prints; messages quote document titles, so they are escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import streamlit as st
+
+from research_assistant.page.state import Action, Job, page_state
+from research_assistant.page.text import clip, escape_markdown
+from research_assistant.runs.records import EventKind, TraceEvent
+
+REFRESH_SECONDS = 0.5  # how often the status panel looks at a running research
+STOP_WAIT_SECONDS = 1.0  # how long Stop waits for the run to end before the page carries on
+WARNINGS_PER_STEP = 5
+
+RUNNING_LABELS: dict[Action, str] = {
+    "research": "Researching…",
+    "resume": "Resuming the research…",
+    "finish": "Writing the report from what was gathered…",
+    "review": "Researching with the reviewed plan…",
+}
+STEP_LABELS: dict[str, str] = {
+    "analyze_query": "Analyse the question",
+    "plan_strategy": "Plan",
+    "review_plan": "Plan review",
+    "search": "Search",
+    "browse": "Read sources",
+    "extract": "Extract evidence",
+    "evaluate_progress": "Judge progress",
+    "synthesize": "Write the report",
+}
+ROUND_STEPS = frozenset({"search", "browse", "extract", "evaluate_progress"})
+TOKEN_COUNTS = ("input_tokens", "output_tokens")
+COST_COUNT = "cost_usd"
+MODEL_NODE = "llm/"  # model calls report their tokens and cost as progress of node `llm/<role>`
+
+_ROUND_PREFIX = re.compile(r"^round \d+: ")
+
+StepState = Literal["running", "done", "failed", "stopped"]
+ICONS: dict[StepState, str] = {"running": "⏳", "done": "✅", "failed": "❌", "stopped": "⏹️"}
+
+
+@dataclass
+class Step:
+    """One execution of one top-level node, as far as the trace has told."""
+
+    node: str
+    round: int = 0
+    state: StepState = "running"
+    message: str = ""
+    counts: dict[str, float] = field(default_factory=dict)
+    queries: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float | None = None
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return STEP_LABELS.get(self.node, self.node)
+
+    def detail(self) -> str:
+        """What the step did, in plain text (escape before drawing)."""
+        if self.node == "search":
+            queries = f"{self.queries} queries" + (" so far" if self.state == "running" else "")
+            return f"{queries}; {self.message}" if self.message else queries
+        if self.node == "browse":
+            read = sum(n for outcome, n in self.outcomes.items() if outcome != "failed")
+            how = [f"{self.outcomes[o]} {o}" for o in ("fetched", "cached") if self.outcomes.get(o)]
+            text = f"{read} read" + (f" ({', '.join(how)})" if how else "")
+            return text + f", {self.outcomes.get('failed', 0)} failed"
+        if self.node == "evaluate_progress":
+            return _ROUND_PREFIX.sub("", self.message)  # the line says which round already
+        return self.message
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The run so far: what the status panel sums up under its lines."""
+
+    queries: int = 0
+    read: int = 0
+    fetched: int = 0
+    cached: int = 0
+    failed: int = 0
+    evidence: int = 0
+    confidence: float | None = None
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+# Pure helpers (unit-tested) ------------------------------------------------------------------------------
+
+
+def _top(node: str) -> str:
+    return node.split("/", 1)[0]
+
+
+def steps(events: Iterable[TraceEvent]) -> list[Step]:
+    """One `Step` per top-level node execution, in the order they started, with what the trace said of it."""
+    found: list[Step] = []
+    open_steps: dict[str, Step] = {}
+    rounds = 0
+    for event in events:
+        if event.kind in (EventKind.RUN_START, EventKind.RUN_END):
+            for left in open_steps.values():  # stopped, failed, or its process died: they will not end now
+                left.state = "stopped"
+            open_steps.clear()
+        elif event.kind is EventKind.NODE_START and event.node and "/" not in event.node:
+            if event.node == "search":
+                rounds += 1
+            step = Step(event.node, round=rounds if event.node in ROUND_STEPS else 0)
+            found.append(step)
+            open_steps[event.node] = step
+        elif event.kind is EventKind.NODE_END and "/" not in event.node:
+            ended = open_steps.pop(event.node, None)
+            if ended is not None:
+                ended.state = "failed" if event.level == "error" else "done"
+                ended.seconds = event.seconds
+                ended.counts = {**ended.counts, **event.counts}
+                if event.level == "error" and event.message:
+                    ended.warnings.append(event.message)
+        elif event.kind is EventKind.NODE_END and event.node == "search/run_query":
+            if "search" in open_steps:
+                open_steps["search"].queries += 1
+        elif event.kind in (EventKind.PROGRESS, EventKind.SOURCE):
+            current = open_steps.get(_top(event.node)) or (found[-1] if found else None)
+            if current is None:
+                continue
+            step = current
+            if event.level in ("warning", "error"):
+                step.warnings.append(event.message)
+            elif event.node.startswith(MODEL_NODE):
+                step.tokens += int(sum(event.counts.get(key, 0) for key in TOKEN_COUNTS))
+                step.cost_usd += event.counts.get(COST_COUNT, 0.0)
+                continue
+            elif event.kind is EventKind.PROGRESS:
+                step.message = event.message
+            if event.source is not None:
+                step.outcomes[event.source.outcome] = step.outcomes.get(event.source.outcome, 0) + 1
+            step.counts = {**step.counts, **event.counts}
+    return [step for step in found if not (step.node == "review_plan" and not step.message and not step.warnings)]
+
+
+def totals(events: Iterable[TraceEvent]) -> Totals:
+    """Queries, sources by outcome, evidence, the latest confidence, and tokens and cost when a model reports
+    them."""
+    queries = 0
+    outcomes: dict[str, str] = {}
+    evidence = 0
+    confidence: float | None = None
+    tokens = 0
+    cost = 0.0
+    for event in events:
+        if event.kind is EventKind.NODE_END and event.node == "search/run_query":
+            queries += 1
+        if event.source is not None:
+            outcomes[event.source.source_id] = event.source.outcome
+        if event.kind in (EventKind.PROGRESS, EventKind.SOURCE):
+            counts = event.counts
+            if "total_evidence" in counts:
+                evidence = int(counts["total_evidence"])
+            if "confidence" in counts:
+                confidence = counts["confidence"]
+            tokens += int(sum(counts.get(key, 0) for key in TOKEN_COUNTS))
+            cost += counts.get(COST_COUNT, 0.0)
+    values = list(outcomes.values())
+    return Totals(
+        queries=queries,
+        read=sum(1 for outcome in values if outcome != "failed"),
+        fetched=values.count("fetched"),
+        cached=values.count("cached"),
+        failed=values.count("failed"),
+        evidence=evidence,
+        confidence=confidence,
+        tokens=tokens,
+        cost_usd=cost,
+    )
+
+
+def progress_fraction(events: Sequence[TraceEvent], iteration_limit: int) -> float:
+    """How far the run has got, from 0 to 1: steps ended out of the steps the longest run would take, then
+    most of the way once the report is being written, and 1 once the run completed. Never goes back."""
+    if any(event.kind is EventKind.RUN_END and event.message == "completed" for event in events):
+        return 1.0
+    top = [event for event in events if event.node in STEP_LABELS and event.node != "review_plan"]
+    if any(event.kind is EventKind.NODE_START and event.node == "synthesize" for event in top):
+        return 0.95
+    planned = 3 + 4 * max(1, iteration_limit)
+    ended = sum(1 for event in top if event.kind is EventKind.NODE_END)
+    return min(ended / planned, 0.9)
+
+
+def step_markdown(step: Step) -> list[str]:
+    """The step's line, then one line per warning it raised (the first few)."""
+    where = f" (round {step.round})" if step.round else ""
+    took = f" · {step.tokens:,} tokens" if step.tokens else ""
+    took += f", ${step.cost_usd:.4f}" if step.cost_usd else ""
+    took += f" · {step.seconds:.1f} s" if step.seconds is not None else ""
+    detail = escape_markdown(clip(step.detail(), 240))
+    lines = [f"{ICONS[step.state]} **{escape_markdown(step.label)}**{where}" + (f": {detail}" if detail else "") + took]
+    shown = step.warnings[:WARNINGS_PER_STEP]
+    lines += [f"⚠️ {escape_markdown(clip(warning, 240))}" for warning in shown]
+    if len(step.warnings) > len(shown):
+        lines.append(f"⚠️ … and {len(step.warnings) - len(shown)} more warnings")
+    return lines
+
+
+def totals_line(total: Totals) -> str:
+    parts = [f"{total.queries} queries", f"{total.read} sources read"]
+    how = [f"{n} {what}" for n, what in ((total.fetched, "fetched"), (total.cached, "from cache")) if n]
+    if how:
+        parts[-1] += f" ({', '.join(how)})"
+    parts += [f"{total.failed} failed", f"{total.evidence} evidence items"]
+    if total.confidence is not None:
+        parts.append(f"confidence {total.confidence:.0f}/100")
+    if total.tokens:
+        parts.append(f"{total.tokens:,} tokens")
+    if total.cost_usd:
+        parts.append(f"${total.cost_usd:.4f}")
+    return " · ".join(parts)
+
+
+# Drawing -------------------------------------------------------------------------------------------------
+
+
+def stop() -> None:
+    """The Stop button: cancel the run and give it a moment to record itself as cancelled."""
+    job = page_state().job
+    if job is not None:
+        job.background.cancel()
+        job.background.wait(STOP_WAIT_SECONDS)
+
+
+def _lines(found: Sequence[Step], events: Sequence[TraceEvent]) -> None:
+    for step in found:
+        for line in step_markdown(step):
+            st.markdown(line)
+    st.caption(totals_line(totals(events)))
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def live_panel() -> None:
+    """The running research: its progress, refreshed on its own, and the Stop button."""
+    job = page_state().job
+    if job is None or job.background.done:
+        st.rerun()  # the whole page: the report, or what became of the run
+    events = job.events
+    found = steps(events)
+    current = next((step for step in reversed(found) if step.state == "running"), None)
+    doing = f" {current.label}" + (f" (round {current.round})" if current.round else "") if current else ""
+    st.progress(progress_fraction(events, job.iteration_limit), text=f"{RUNNING_LABELS[job.action]}{doing}")
+    st.button("Stop", on_click=stop, help="Stop the research; what it has gathered is kept.")
+    with st.status(f"Run {job.run_id}: {len(found)} steps so far", expanded=True):
+        _lines(found, events)
+
+
+def ended_outcome(job: Job) -> tuple[str, Literal["complete", "error"]]:
+    """The label and state of the panel of a run that has ended."""
+    background = job.background
+    ends = [event for event in background.events if event.kind is EventKind.RUN_END]
+    if background.cancelled:
+        return "Research stopped", "error"
+    if background.error is not None:
+        return "Research failed", "error"
+    if ends and ends[-1].message.startswith("interrupted"):
+        return "Research paused: waiting for your review of the plan", "complete"
+    return "Research complete", "complete"
+
+
+def ended_panel(job: Job) -> None:
+    """The progress of the run that just ended, folded away."""
+    events = job.events
+    found = steps(events)
+    label, state = ended_outcome(job)
+    st.progress(progress_fraction(events, job.iteration_limit), text=label)
+    with st.status(f"{label}: {len(found)} steps", state=state, expanded=False):
+        _lines(found, events)

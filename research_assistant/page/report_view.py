@@ -1,0 +1,186 @@
+"""The report: warnings first, the run's figures, then the report's sections with clickable citations.
+
+The report Markdown is the renderer's, which escapes everything documents
+said; the page only splits it into sections and turns each `[n]` into a link
+to source card n. Nothing is rendered as HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from pydantic import BaseModel
+
+from research_assistant.page.sources_view import all_findings, anchor, failed_line, failed_sources
+from research_assistant.page.text import escape_markdown
+from research_assistant.runs.records import RunMetrics, RunRecord
+from research_assistant.schemas import Notice, ResearchReport
+
+OPEN_SECTIONS = frozenset({"Answer", "Summary", "Key findings", "Findings by sub-question"})
+CARD_SECTIONS = frozenset({"Sources", "Sources that could not be read"})
+"""Shown as source cards and warnings instead, when the run's state is at hand."""
+EARLY_STOPS = ("time limit", "budget", "stopped on request", "cost limit")
+UNVERIFIED = "[unverified]"  # how the model reasoner marks a statement its evidence does not clearly support
+
+_CITATION = re.compile(r"(?<!\\)\[(\d+)\](?!\()")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A judge's scores of the report (0 to 1), with what it found strong and weak."""
+
+    scores: dict[str, float]
+    strengths: list[str] = field(default_factory=list)
+    weaknesses: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReportParts:
+    head: str
+    """The title and question, before the first section."""
+    sections: list[tuple[str, str]] = field(default_factory=list)
+    """(heading, body) of each `## ` section, in order."""
+
+
+# Pure helpers (unit-tested) ------------------------------------------------------------------------------
+
+
+def split_report(markdown: str) -> ReportParts:
+    head: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            sections.append((line[3:].strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            head.append(line)
+    return ReportParts("\n".join(head).strip(), [(heading, "\n".join(body).strip()) for heading, body in sections])
+
+
+def link_citations(markdown: str, numbers: Collection[int]) -> str:
+    """Each `[n]` citation of a known source as a link to its card; others, and escaped brackets, left alone."""
+
+    def link(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        return f"[\\[{number}\\]](#{anchor(number)})" if number in numbers else match.group(0)
+
+    return _CITATION.sub(link, markdown)
+
+
+def early_stop(reason: str | None) -> bool:
+    """Whether research stopped before it was done (time limit, budget, Stop) rather than by its own judgement."""
+    return bool(reason) and any(word in (reason or "").lower() for word in EARLY_STOPS)
+
+
+def unverified(report: ResearchReport | None) -> int:
+    """How many of the report's statements are marked as not clearly supported by their evidence."""
+    return sum(1 for finding in all_findings(report) if finding.text.rstrip().endswith(UNVERIFIED))
+
+
+def warnings(state: Mapping[str, Any], stop_reason: str | None) -> list[str]:
+    """What the analyst must know before reading, as safe Markdown: an early stop, statements left unverified,
+    then the run's warnings (removed citations among them). Failed sources are listed apart."""
+    notices: Sequence[Notice] = state.get("notices", ())
+    messages = [n.message for n in notices if n.level.lower() not in ("info", "debug") and n.message.strip()]
+    reason = stop_reason or state.get("stop_reason")
+    lines = []
+    if early_stop(reason) and not any(message.startswith("Research stopped early") for message in messages):
+        lines.append(escape_markdown(f"Research stopped early: {reason}. The report covers what was gathered."))
+    marked = unverified(state.get("report"))
+    if marked:
+        lines.append(
+            escape_markdown(f"{marked} statements are not clearly supported by their evidence: see {UNVERIFIED}.")
+        )
+    lines += [escape_markdown(message) for message in dict.fromkeys(messages)]
+    return lines
+
+
+def evaluation_of(state: Mapping[str, Any], metrics: RunMetrics | None = None) -> Evaluation | None:
+    """The judge's evaluation of the report, when the run has one (in its state, or its metrics)."""
+    found: Any = state.get("evaluation") or (metrics.evaluation if metrics is not None else None)
+    if isinstance(found, BaseModel):
+        found = found.model_dump()
+    if not isinstance(found, Mapping):
+        return None
+    scores = {
+        str(name): float(value)
+        for name, value in found.items()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    }
+    if not scores:
+        return None
+
+    def texts(key: str) -> list[str]:
+        value = found.get(key)
+        return [str(item) for item in value if str(item).strip()] if isinstance(value, list) else []
+
+    return Evaluation(scores, texts("strengths"), texts("weaknesses"))
+
+
+def figures(metrics: RunMetrics) -> list[tuple[str, str]]:
+    """The run's figures for the metric row: (label, value); tokens and cost only when a model reported them."""
+    rows = [
+        ("Sources read", str(metrics.sources_read)),
+        ("Failed", str(metrics.pages_failed)),
+        ("Evidence", str(metrics.evidence)),
+        ("Rounds", str(len(metrics.confidence))),
+    ]
+    if metrics.confidence:
+        rows.insert(0, ("Confidence", f"{metrics.confidence[-1]:.0f}/100"))
+    if metrics.elapsed_seconds:
+        rows.append(("Time", f"{metrics.elapsed_seconds:.1f} s"))
+    tokens = sum(usage.input_tokens + usage.output_tokens for usage in metrics.tokens.values())
+    if tokens:
+        rows.append(("Tokens", f"{tokens:,}"))
+    if metrics.cost_usd:
+        rows.append(("Cost", f"${metrics.cost_usd:.4f}"))
+    return rows
+
+
+# Drawing -------------------------------------------------------------------------------------------------
+
+
+def show_warnings(state: Mapping[str, Any], record: RunRecord, roots: list[Path]) -> None:
+    for line in warnings(state, record.stop_reason):
+        st.warning(line, icon="⚠️")
+    failed = failed_sources(state)
+    if failed:
+        with st.expander(f"⚠️ {len(failed)} sources could not be read"):
+            st.markdown("\n".join(failed_line(source, roots) for source in failed))
+
+
+def show_figures(record: RunRecord, state: Mapping[str, Any]) -> None:
+    rows = figures(record.metrics)
+    with st.container(horizontal=True):
+        for label, value in rows:
+            st.metric(label, value, border=True)
+    evaluation = evaluation_of(state, record.metrics)
+    if evaluation is None:
+        return
+    st.markdown("**Evaluation** (by the judge model, 0 to 1)")
+    with st.container(horizontal=True):
+        for name, score in evaluation.scores.items():
+            st.metric(escape_markdown(name.replace("_", " ").capitalize()), f"{score:.2f}", border=True)
+    for label, items in (("Strengths", evaluation.strengths), ("Weaknesses", evaluation.weaknesses)):
+        if items:
+            st.markdown(f"**{label}**\n" + "\n".join(f"- {escape_markdown(item)}" for item in items))
+
+
+def show_report(markdown: str, numbers: Collection[int], with_cards: bool) -> None:
+    """The report's sections, each expandable, with its citations linked to the source cards; without cards
+    (no saved state), the report's own Sources list is shown instead."""
+    parts = split_report(markdown)
+    if parts.head:
+        st.markdown(parts.head)
+    for heading, body in parts.sections:
+        if with_cards and heading in CARD_SECTIONS:
+            continue
+        text = link_citations(body, numbers) if with_cards else body
+        with st.expander(escape_markdown(heading), expanded=heading in OPEN_SECTIONS):
+            st.markdown(text)
