@@ -68,6 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--review-plan", action="store_true", help="show the plan before research starts, to approve or edit it"
     )
+    run.add_argument(
+        "--model",
+        action="append",
+        type=_role_model,
+        metavar="ROLE=PROVIDER:MODEL",
+        help="the model of one role for this run (analysis, planning, extraction, evaluation, synthesis, judge); "
+        "repeatable",
+    )
+    run.add_argument("--budget-tokens", type=_positive_int, metavar="N", help="most model tokens this run may use")
+    run.add_argument("--budget-usd", type=_positive_float, metavar="USD", help="most USD this run may spend on models")
     _add_output_options(run)
 
     resume = commands.add_parser("resume", help="continue a cancelled, failed or interrupted run")
@@ -115,6 +125,22 @@ def _provider_names(text: str) -> list[str]:
             f"unknown provider {', '.join(unknown) or '(none)'}; choose from {', '.join(PROVIDERS)}"
         )
     return list(dict.fromkeys(names))
+
+
+def _role_model(text: str) -> tuple[str, str]:
+    from research_assistant.reasoning.llm.models import ROLES
+
+    role, _, model = text.partition("=")
+    if role.strip() not in ROLES or not model.strip():
+        raise argparse.ArgumentTypeError(f"expected ROLE=PROVIDER:MODEL with ROLE one of {', '.join(ROLES)}")
+    return role.strip(), model.strip()
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -182,6 +208,9 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         providers=args.providers,
         recency_days=args.recency,
         review_plan=args.review_plan,
+        models=dict(args.model) if args.model else None,
+        budget_tokens=args.budget_tokens,
+        budget_usd=args.budget_usd,
     )
     from research_assistant.runner import new_run_id, run_research
 

@@ -93,6 +93,12 @@ class Context:
     """Drop search results published more than this many days ago; results without a date are kept."""
     review_plan: bool = False
     """Pause after planning so the analyst can edit or approve the sub-questions (a LangGraph interrupt)."""
+    models: dict[str, str] | None = None
+    """Model per role (`provider:model`) for this run, over the settings; only with the LLM reasoner."""
+    budget_tokens: int | None = None
+    """Most model tokens this run may use, over RESEARCH_BUDGET_TOKENS."""
+    budget_usd: float | None = None
+    """Most USD of model calls this run may spend, over RESEARCH_BUDGET_USD."""
     deadline: float | None = None
     """When research must stop (epoch seconds); the runner sets it from `max_seconds` each time a run starts
     or resumes. Unset, the limit counts from the run's start."""

@@ -12,6 +12,9 @@ from collections.abc import Iterable
 
 from research_assistant.knowledge.text import content_terms
 
+UNVERIFIED = "[unverified]"
+"""The mark after a statement that its evidence does not clearly support."""
+
 MIN_SUPPORT = 0.4
 """Share of a statement's content words that its evidence must contain."""
 

@@ -39,6 +39,9 @@ class RunParameters(BaseModel):
     providers: list[str] | None = None
     recency_days: int | None = None
     review_plan: bool = False
+    models: dict[str, str] | None = None
+    budget_tokens: int | None = None
+    budget_usd: float | None = None
 
     @classmethod
     def of(cls, context: Context) -> RunParameters:
@@ -54,6 +57,9 @@ class RunParameters(BaseModel):
             providers=context.providers,
             recency_days=context.recency_days,
             review_plan=context.review_plan,
+            models=context.models,
+            budget_tokens=context.budget_tokens,
+            budget_usd=context.budget_usd,
         )
 
     def context(self, **overrides: Any) -> Context:
@@ -72,6 +78,10 @@ class RunParameters(BaseModel):
             limits.append(f"last {self.recency_days} days")
         if self.providers is not None:
             limits.append("via " + "+".join(self.providers))
+        if self.budget_tokens is not None:
+            limits.append(f"budget {self.budget_tokens:,} tokens")
+        if self.budget_usd is not None:
+            limits.append(f"budget ${self.budget_usd:.2f}")
         return ", ".join([self.depth.value, "+".join(self.source_types), *limits, f"{self.max_seconds:.0f} s limit"])
 
 

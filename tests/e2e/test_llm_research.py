@@ -190,9 +190,19 @@ def test_the_budget_cap_stops_research_and_the_report_is_still_written(
 ) -> None:
     miniweb, tavily = web
     with FakeGemini(competent, api_key=GEMINI_KEY) as gemini:
-        env = environment(tavily, gemini.base_url, tmp_path, RESEARCH_BUDGET_TOKENS="300")
-        result = run_cli([*RUN[:-2], "--depth", "standard", "--out", "report.md"], env, tmp_path)
+        env = environment(tavily, gemini.base_url, tmp_path)
+        result = run_cli([*RUN, "--depth", "standard", "--budget-tokens", "300"], env, tmp_path)
     assert result.returncode in (0, 3), result.stderr
     report = (tmp_path / "report.md").read_text()
     assert "budget nearly spent (300 tokens)" in report or "budget of 300 tokens is spent" in report
     assert report.startswith("# ") and check_rendered_citations(report, page_texts(miniweb, tmp_path / "cache")) == []
+
+
+def test_a_run_can_choose_its_own_model_for_a_role(web: tuple[MiniWeb, FakeSearchApi], tmp_path: Path) -> None:
+    _, tavily = web
+    with FakeGemini(competent, api_key=GEMINI_KEY) as gemini:
+        env = environment(tavily, gemini.base_url, tmp_path)
+        result = run_cli([*RUN, "--model", "synthesis=google_genai:gemini-2.5-flash-lite"], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    models = {r.response_schema["title"]: r.model for r in gemini.generate_requests}
+    assert models["ReportOut"] == "gemini-2.5-flash-lite" and models["PlanOut"] == "gemini-2.5-flash"

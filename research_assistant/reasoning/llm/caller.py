@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from research_assistant.progress import ProgressEvent
 from research_assistant.reasoning.llm.cache import ResponseCache
 from research_assistant.reasoning.llm.ledger import TokenLedger
-from research_assistant.reasoning.llm.models import Role, build_chat_model, model_spec
+from research_assistant.reasoning.llm.models import ModelUnavailable, Role, build_chat_model, model_spec
 from research_assistant.reasoning.llm.prompts import Messages, correction
 from research_assistant.schemas import TokenUsage
 from research_assistant.settings import Settings
@@ -41,6 +41,16 @@ def current_run() -> str:
         return str(get_config().get("configurable", {}).get("thread_id", ""))
     except RuntimeError:
         return ""
+
+
+def run_context() -> Any:
+    """The current run's `Context` (its per-run models and budget), or None outside a run."""
+    from langgraph.runtime import get_runtime
+
+    try:
+        return get_runtime().context
+    except (RuntimeError, KeyError, AttributeError):
+        return None
 
 
 def report_usage(role: str, usage: TokenUsage, cached: bool) -> None:
@@ -81,10 +91,18 @@ class StructuredCaller:
         """The ledger of a run (the current one by default), made on first use."""
         run_id = current_run() if run_id is None else run_id
         if run_id not in self._ledgers:
-            self._ledgers[run_id] = TokenLedger(
-                self.settings.llm_prices, self.settings.budget_tokens, self.settings.budget_usd
-            )
+            context = run_context()
+            tokens = getattr(context, "budget_tokens", None) or self.settings.budget_tokens
+            usd = getattr(context, "budget_usd", None) or self.settings.budget_usd
+            self._ledgers[run_id] = TokenLedger(self.settings.llm_prices, tokens, usd)
         return self._ledgers[run_id]
+
+    def spec(self, role: Role) -> str:
+        """The model a role uses in this run: the run's own choice, else the setting."""
+        chosen = (getattr(run_context(), "models", None) or {}).get(role)
+        if chosen:
+            return chosen if ":" in chosen else f"google_genai:{chosen}"
+        return model_spec(self.settings, role)
 
     def model(self, spec: str) -> BaseChatModel:
         if spec not in self._models:
@@ -92,7 +110,7 @@ class StructuredCaller:
         return self._models[spec]
 
     async def ask(self, role: Role, schema: type[T], messages: Messages) -> T:
-        spec = model_spec(self.settings, role)
+        spec = self.spec(role)
         key = ResponseCache.key(spec, schema, messages)
         if self.cache is not None:
             hit = self.cache.get(key, schema)
@@ -101,7 +119,10 @@ class StructuredCaller:
                 return hit
         ledger = self.ledger()
         ledger.check()
-        structured = self._structured(spec, schema)
+        try:
+            structured = self._structured(spec, schema)
+        except ModelUnavailable as error:
+            raise StepFailed(str(error)) from None
         conversation: list[Any] = list(messages)
         attempts = self.settings.llm_parse_retries + 1
         for _ in range(attempts):

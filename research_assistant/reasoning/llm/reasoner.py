@@ -31,7 +31,7 @@ from research_assistant.reasoning.llm.outputs import (
     ReportOut,
     VerificationOut,
 )
-from research_assistant.report.support import MIN_SUPPORT, lexical_support
+from research_assistant.report.support import MIN_SUPPORT, UNVERIFIED, lexical_support
 from research_assistant.schemas import (
     Conflict,
     Coverage,
@@ -54,7 +54,6 @@ from research_assistant.schemas import (
     TokenUsage,
 )
 
-UNVERIFIED = "[unverified]"
 _URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
