@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
+from support.server_process import Server, free_port, stop, wait_until_ready
 
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.corpus.loaders import load_file
@@ -55,48 +52,6 @@ UNSET_ENV = ("LANGSMITH_CONTROL_PLANE_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY")
 """Either would start the server's metadata reports to LangSmith."""
 
 
-@dataclass
-class Server:
-    url: str
-    log: Path
-
-    def log_tail(self, chars: int = 6000) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")[-chars:]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until_ready(process: subprocess.Popen[bytes], server: Server) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"langgraph dev exited with code {process.returncode}:\n{server.log_tail()}")
-        try:
-            if httpx.get(f"{server.url}/ok", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"langgraph dev was not ready within {STARTUP_SECONDS:.0f}s:\n{server.log_tail()}")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """End the server and everything it started: its process group, politely first."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=SHUTDOWN_SECONDS)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=SHUTDOWN_SECONDS)
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     workdir = tmp_path_factory.mktemp("langgraph-server")
@@ -124,10 +79,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             start_new_session=True,
         )  # fmt: skip
     try:
-        wait_until_ready(process, server)
+        wait_until_ready(process, server, "/ok", "langgraph dev", STARTUP_SECONDS)
         yield server
     finally:
-        stop(process)
+        stop(process, SHUTDOWN_SECONDS)
         if not persistence_existed:
             shutil.rmtree(persistence, ignore_errors=True)
 
