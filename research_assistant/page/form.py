@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +13,8 @@ import streamlit as st
 
 from research_assistant.context import PROFILES, CitationStyle, Context, Depth, SourceKind
 from research_assistant.page.state import FormValues, PageState, Submission, Upload
-from research_assistant.page.text import escape_markdown, one_line
+from research_assistant.page.text import one_line
+from research_assistant.reasoning.llm.models import ROLES, Role, model_spec
 
 if TYPE_CHECKING:
     from research_assistant.runs.records import RunRecord
@@ -26,7 +29,23 @@ OFFLINE_NOTE = (
     "a budget cap show here once a model is configured (GEMINI_API_KEY)."
 )
 MODELS_MODE = "Reasoning with language models"
-MODELS_NOTE = "Set per installation: RESEARCH_MODEL_<ROLE>, RESEARCH_BUDGET_TOKENS and RESEARCH_BUDGET_USD."
+MODELS_NOTE = (
+    "The model of each role and the budget cap are set for each run in the form; the installation's own come "
+    "from RESEARCH_MODEL_<ROLE>, RESEARCH_BUDGET_TOKENS and RESEARCH_BUDGET_USD."
+)
+ROLE_TASKS: dict[Role, str] = {
+    "analysis": "reads the question",
+    "planning": "writes the sub-questions and their searches",
+    "extraction": "quotes the evidence from each source",
+    "evaluation": "judges whether the research has found enough",
+    "synthesis": "writes the report",
+    "judge": "checks the report's statements and scores it",
+}
+MODEL_EXAMPLE = "google_genai:gemini-2.5-flash"
+TOKENS_LABEL = "Budget cap (tokens)"
+USD_LABEL = "Budget cap (USD)"
+TOKENS_REFUSAL = "The budget cap in tokens must be a whole number above 0, or left blank."
+USD_REFUSAL = "The budget cap in USD must be an amount above 0, such as 0.50, or left blank."
 UPLOAD_TYPES = ["pdf", "md", "markdown", "txt", "html", "htm", "docx"]
 SOURCE_ORDER: tuple[SourceKind, ...] = ("local", "web", "news", "academic", "wiki")
 SOURCE_LABELS: dict[SourceKind, str] = {
@@ -36,6 +55,9 @@ SOURCE_LABELS: dict[SourceKind, str] = {
     "academic": "Academic",
     "wiki": "Wikipedia",
 }
+_PROVIDER = re.compile(r"[a-z][a-z0-9_]*")
+_MODEL = re.compile(r"[A-Za-z0-9][\w.\-:/@+]*")
+
 RECENCY_LABELS: dict[int | None, str] = {
     None: "Any time",
     7: "Past week",
@@ -83,13 +105,17 @@ def recency_label(days: int | None) -> str:
 
 
 def form_defaults(settings: Settings, options: Sequence[SourceOption]) -> FormValues:
-    """Local documents, plus the web when a search key is set; the settings' depth and style."""
+    """Local documents, plus the web when a search key is set; the settings' depth, style and (with a model
+    configured) budget caps. The models of the roles are the settings' until the analyst changes them."""
     available = {option.kind for option in options if option.available}
+    uses_llm = settings.uses_llm
     return FormValues(
         sources=tuple(kind for kind in ("local", "web") if kind in available),
         corpus=str(settings.corpus_dir or DEFAULT_CORPUS),
         depth=str(settings.depth),
         style=str(settings.citation_style),
+        budget_tokens=tokens_text(settings.budget_tokens) if uses_llm else "",
+        budget_usd=usd_text(settings.budget_usd) if uses_llm else "",
     )
 
 
@@ -97,13 +123,15 @@ def form_from_run(
     record: RunRecord, options: Sequence[SourceOption], providers: Sequence[str], defaults: FormValues
 ) -> FormValues:
     """The form filled with a past run's question and parameters; sources and providers not offered now are
-    left out."""
+    left out. Roles whose model the run did not change, and caps it did not set, show the settings' again."""
     parameters = record.parameters
     available = {option.kind for option in options if option.available}
     chosen = None
     if parameters.providers is not None:
         chosen = tuple(name for name in parameters.providers if name in providers)
         chosen = None if set(chosen) == set(providers) else chosen
+    models = parameters.models or {}
+    tokens, usd = tokens_text(parameters.budget_tokens), usd_text(parameters.budget_usd)
     return FormValues(
         question=record.question,
         sources=tuple(kind for kind in parameters.source_types if kind in available),
@@ -115,7 +143,83 @@ def form_from_run(
         recency_days=parameters.recency_days,
         review_plan=parameters.review_plan,
         refresh=parameters.refresh,
+        models=tuple((role, models[role]) for role in ROLES if models.get(role)),
+        budget_tokens=tokens or defaults.budget_tokens,
+        budget_usd=usd or defaults.budget_usd,
     )
+
+
+def tokens_text(tokens: int | None) -> str:
+    return "" if tokens is None else str(tokens)
+
+
+def usd_text(usd: float | None) -> str:
+    return "" if usd is None else str(usd).removesuffix(".0")
+
+
+def model_choice(text: str) -> str:
+    """The `provider:model` a role's input means (a bare model name is Gemini's, `google_genai`); ValueError
+    when it is not of that shape."""
+    text = text.strip()
+    provider, colon, model = text.partition(":")
+    if not colon:
+        provider, model = "google_genai", text
+    if not _PROVIDER.fullmatch(provider) or not _MODEL.fullmatch(model):
+        raise ValueError(f"not provider:model: {text!r}")
+    return f"{provider}:{model}"
+
+
+def budget_tokens_of(text: str) -> int | None:
+    """The token cap written (digits, commas allowed); None when blank; ValueError unless a whole number above 0."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned:
+        return None
+    if not cleaned.isascii() or not cleaned.isdigit() or int(cleaned) < 1:
+        raise ValueError(TOKENS_REFUSAL)
+    return int(cleaned)
+
+
+def budget_usd_of(text: str) -> float | None:
+    """The USD cap written (a leading $ allowed); None when blank; ValueError unless an amount above 0."""
+    cleaned = text.strip().removeprefix("$").replace(",", "").strip()
+    if not cleaned:
+        return None
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise ValueError(USD_REFUSAL) from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(USD_REFUSAL)
+    return value
+
+
+def model_refusal(values: FormValues) -> str:
+    """Why the form's models or budget caps cannot be used, in one line; "" when they can."""
+    for role, text in values.models:
+        if not text.strip():
+            continue  # the installation's model
+        try:
+            model_choice(text)
+        except ValueError:
+            shown = one_line(" ".join(text.split()), 60)
+            return f"The {role} model {shown!r} is not provider:model, such as {MODEL_EXAMPLE}."
+    for parse, text in ((budget_tokens_of, values.budget_tokens), (budget_usd_of, values.budget_usd)):
+        try:
+            parse(text)
+        except ValueError as error:
+            return str(error)
+    return ""
+
+
+def model_overrides(values: FormValues, settings: Settings) -> dict[str, str] | None:
+    """The roles whose model the form changed from the settings', as `provider:model`; None when none did."""
+    overrides: dict[str, str] = {}
+    for role, text in values.models:
+        if role in ROLES and text.strip():
+            spec = model_choice(text)
+            if spec != model_spec(settings, role):
+                overrides[role] = spec
+    return overrides or None
 
 
 def chosen_providers(ticked: Sequence[str], choices: Sequence[ProviderChoice]) -> tuple[str, ...] | None:
@@ -133,6 +237,9 @@ def refusal(values: FormValues, uploads: Sequence[Upload], choices: Sequence[Pro
         return "Write a question first."
     if not values.sources:
         return "Choose at least one kind of source."
+    problem = model_refusal(values)
+    if problem:
+        return problem
     allowed = set(configured(choices) if values.providers is None else values.providers)
     for kind in values.sources:
         serving = [choice for choice in choices if kind in choice.kinds and not choice.missing]
@@ -155,6 +262,9 @@ def refusal(values: FormValues, uploads: Sequence[Upload], choices: Sequence[Pro
 def research_context(
     values: FormValues, corpus_dir: Path | None, settings: Settings, services: Services | None
 ) -> Context:
+    """The run's context; the models and budget caps only when runs reason with a model (the form was checked
+    by `refusal` first)."""
+    uses_llm = settings.uses_llm
     return Context(
         depth=Depth(values.depth),
         source_types=list(values.sources),
@@ -165,24 +275,13 @@ def research_context(
         recency_days=values.recency_days,
         review_plan=values.review_plan,
         refresh=values.refresh,
+        models=model_overrides(values, settings) if uses_llm else None,
+        budget_tokens=budget_tokens_of(values.budget_tokens) if uses_llm else None,
+        budget_usd=budget_usd_of(values.budget_usd) if uses_llm else None,
         db_dir=settings.db_dir,
         cache_dir=settings.cache_dir,
         services=services,
     )
-
-
-def model_lines(settings: Settings) -> list[str]:
-    """The model of each role, as `role: provider:model` lines, and the run's budget cap."""
-    from research_assistant.reasoning.llm.models import ROLES, model_spec
-
-    lines = [f"{role}: {model_spec(settings, role)}" for role in ROLES]
-    caps = []
-    if settings.budget_tokens is not None:
-        caps.append(f"{settings.budget_tokens:,} tokens")
-    if settings.budget_usd is not None:
-        caps.append(f"${settings.budget_usd:.2f}")
-    lines.append("budget cap per run: " + (" or ".join(caps) if caps else "none"))
-    return lines
 
 
 def max_sources_help() -> str:
@@ -194,13 +293,12 @@ def max_sources_help() -> str:
 
 
 def model_panel(settings: Settings) -> None:
-    """Which reasoning runs use: the models per role and the budget cap, or the offline mode, said plainly."""
+    """Which reasoning runs use, said plainly: language models (chosen in the form), or the offline mode."""
     if not settings.uses_llm:
         st.info(OFFLINE_MODE, icon=":material/offline_bolt:")
         st.caption(OFFLINE_NOTE)
         return
     st.info(MODELS_MODE, icon=":material/neurology:")
-    st.markdown("\n".join(f"- {escape_markdown(line)}" for line in model_lines(settings)))
     st.caption(MODELS_NOTE)
 
 
@@ -257,6 +355,9 @@ def research_form(state: PageState, settings: Settings, choices: Sequence[Provid
             help="The research pauses after planning, so that you can edit or approve its sub-questions.",
         )
         refresh = st.checkbox("Fetch pages again (ignore cached copies)", value=defaults.refresh)
+        models, budget_tokens, budget_usd = (
+            _model_inputs(settings, defaults, generation) if settings.uses_llm else ((), "", "")
+        )
         submitted = st.form_submit_button("Research", type="primary", disabled=state.busy)
     if not submitted:
         return None
@@ -271,9 +372,59 @@ def research_form(state: PageState, settings: Settings, choices: Sequence[Provid
         recency_days=recency,
         review_plan=review_plan,
         refresh=refresh,
+        models=models,
+        budget_tokens=budget_tokens.strip(),
+        budget_usd=budget_usd.strip(),
     )
     uploads = tuple(Upload(file.name, file.getvalue()) for file in files or [])
     return Submission(values, uploads)
+
+
+def _model_inputs(
+    settings: Settings, defaults: FormValues, generation: int
+) -> tuple[tuple[tuple[Role, str], ...], str, str]:
+    """A model per role, prefilled with the run's (after "Run again") or the settings'; the two budget caps."""
+    st.markdown("**Models** (`provider:model`; a bare name is a Gemini model)")
+    chosen = dict(defaults.models)
+    models: list[tuple[Role, str]] = []
+    for number, role in enumerate(ROLES):
+        if number % 2 == 0:
+            row = st.columns(2)  # a row per pair of roles: they read, and tab, in the order they work
+        setting = model_spec(settings, role)
+        text = row[number % 2].text_input(
+            f"{role.capitalize()} model",
+            value=chosen.get(role) or setting,
+            key=f"form{generation}-model-{role}",
+            help=(
+                f"The model that {ROLE_TASKS[role]}, such as `{MODEL_EXAMPLE}` or `openai:gpt-4o-mini` (its "
+                f"LangChain integration installed and its key set). Blank: the installation's, `{setting}`."
+            ),
+        )
+        models.append((role, text.strip()))
+    tokens_column, usd_column = st.columns(2)
+    tokens = tokens_column.text_input(
+        TOKENS_LABEL,
+        value=defaults.budget_tokens,
+        key=f"form{generation}-budget-tokens",
+        placeholder="none",
+        help="Most model tokens (read and written) this run may use; when reached, it writes its report from "
+        "what it gathered. " + _blank_cap("RESEARCH_BUDGET_TOKENS", settings.budget_tokens, "{:,} tokens"),
+    )
+    usd = usd_column.text_input(
+        USD_LABEL,
+        value=defaults.budget_usd,
+        key=f"form{generation}-budget-usd",
+        placeholder="none",
+        help="Most USD this run's model calls may cost; when reached, it writes its report from what it "
+        "gathered. " + _blank_cap("RESEARCH_BUDGET_USD", settings.budget_usd, "USD {:.2f}"),
+    )
+    return tuple(models), tokens, usd
+
+
+def _blank_cap(setting: str, cap: float | None, form: str) -> str:
+    if cap is None:
+        return "Blank: no cap."
+    return f"Blank: the installation's cap, {setting} ({form.format(cap)})."
 
 
 def _source_checkboxes(

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from research_assistant.page.sources_view import all_findings, anchor, failed_line, failed_sources
 from research_assistant.page.text import escape_markdown
+from research_assistant.report.support import UNVERIFIED
 from research_assistant.runs.records import RunMetrics, RunRecord
 from research_assistant.schemas import Notice, ResearchReport
 
@@ -25,7 +26,6 @@ OPEN_SECTIONS = frozenset({"Answer", "Summary", "Key findings", "Findings by sub
 CARD_SECTIONS = frozenset({"Sources", "Sources that could not be read"})
 """Shown as source cards and warnings instead, when the run's state is at hand."""
 EARLY_STOPS = ("time limit", "budget", "stopped on request", "cost limit")
-UNVERIFIED = "[unverified]"  # how the model reasoner marks a statement its evidence does not clearly support
 
 _CITATION = re.compile(r"(?<!\\)\[(\d+)\](?!\()")
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from research_assistant.context import CitationStyle, Depth, SourceKind
 
 if TYPE_CHECKING:
+    from research_assistant.reasoning.llm.models import Role
     from research_assistant.runs.background import BackgroundRun
     from research_assistant.runs.records import TraceEvent
     from research_assistant.schemas import ResearchPlan
@@ -35,6 +36,13 @@ class FormValues:
     """None: any date."""
     review_plan: bool = False
     refresh: bool = False
+    models: tuple[tuple[Role, str], ...] = ()
+    """(role, model) as written in the form: `provider:model`, or a bare Gemini model name. A role left out, or
+    left blank, uses the installation's model. Only offered when a model is configured."""
+    budget_tokens: str = ""
+    """The run's cap on model tokens, as written; blank: none of its own."""
+    budget_usd: str = ""
+    """The run's cap on the USD its model calls cost, as written; blank: none of its own."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,281 @@
+"""The research page in a real browser: `streamlit run` on 127.0.0.1, driven by Playwright and Debian's Chromium.
+
+The page is started as an analyst starts it (from the project root, offline, no keys), a research runs over the
+sample corpus through the form, and the test checks what the analyst sees: the report's title, its numbered
+citations, a Sources list naming files of the corpus, and the Markdown the download button gives. A full-page
+screenshot of the report is kept in the artifacts folder (`TEST_ARTIFACTS_DIR`, `test-artifacts/` by default);
+when the test fails it keeps `page-failure.png` there instead, and the assertion carries the server's log.
+
+Nothing leaves the machine: the server gets no key and writes into temporary folders, and Chromium resolves
+no name but 127.0.0.1 and sends anything not for 127.0.0.1 to a closed port.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, Request, expect, sync_playwright
+from support.server_process import Server, free_port, stop, wait_until_ready
+
+from research_assistant.corpus.files import SUPPORTED_SUFFIXES
+from research_assistant.settings import Settings
+
+pytestmark = pytest.mark.slow
+
+# What the page shows, by label: update these when the page's labels change. ----------------------------------
+QUESTION_FIELD = "Research question"  # text box
+CORPUS_FIELD = "Documents folder"  # text box
+LOCAL_SOURCES = "Local documents"  # checkbox, where the page has one: ticked
+REVIEW_PLAN = re.compile(r"^Review the plan")  # checkbox, where the page has one: left off, or the run waits
+DEPTH_GROUP, QUICK_DEPTH = "Depth", "quick"  # segmented control (a radio group) and its option
+RESEARCH_BUTTON = "Research"  # the form's submit button, matched exactly ("Run again" is another button)
+DOWNLOAD_BUTTON = re.compile(r"\breport \(markdown\)", re.IGNORECASE)  # "Download report (Markdown)", "Report (…)"
+REPORT_TITLE = re.compile(r"manage memory and reclaim reference cycles", re.IGNORECASE)  # the report's h1
+SOURCES_HEADING = "Sources"  # heading of the Sources list (or of the source cards)
+CITATION = "[1]"
+CITATION_LINKS = 'a[href^="#source-"]'  # clickable citations, where the page has them ...
+CITATION_TEXT = re.compile(r"^\[\d+\]$")  # ... told from the headings' own "#source-n" anchor links by their text
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "python-memory"
+QUESTION = "How does Python manage memory and reclaim reference cycles?"
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS_DIR", ROOT / "test-artifacts"))
+SCREENSHOT = "page-report.png"
+FAILURE_SCREENSHOT = "page-failure.png"
+
+STARTUP_SECONDS = 60.0
+SHUTDOWN_SECONDS = 10.0
+REPORT_TIMEOUT_MS = 60_000
+WARNINGS_GRACE_MS = 5_000
+ACTION_TIMEOUT_MS = 15_000
+VIEWPORT = {"width": 1280, "height": 900}
+MAX_SCREENSHOT_HEIGHT = 16_000
+
+KEYS = ("TAVILY_API_KEY", "EXA_API_KEY", "RESEARCH_TAVILY_API_KEY", "RESEARCH_EXA_API_KEY")
+"""Set empty for the server: no key, and none taken from a `.env` file either (the environment wins over it)."""
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+CHROMIUM_FENCE = (
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # every name lookup but 127.0.0.1 fails
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+)
+DEAD_END_PROXY = {"server": "http://127.0.0.1:9", "bypass": "127.0.0.1"}
+"""A closed port as proxy for everything but the page's own server: IP addresses cannot slip past the fence."""
+
+
+def server_environment(workdir: Path) -> dict[str, str]:
+    """The test's environment without keys or research and Streamlit settings, with the run's folders in `workdir`."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not any(word in name.upper() for word in SECRET_WORDS) and not name.startswith(("RESEARCH_", "STREAMLIT_"))
+    }
+    env.update(dict.fromkeys(KEYS, ""))
+    env["RESEARCH_DB_DIR"] = str(workdir / "research_db")
+    env["RESEARCH_CACHE_DIR"] = str(workdir / "cache")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture
+def chromium() -> Path:
+    executable = Settings().chromium_executable()
+    if executable is None:
+        pytest.skip("no Chromium executable: install Debian's chromium or set RESEARCH_CHROMIUM_PATH")
+    return executable
+
+
+@pytest.fixture
+def streamlit_server(tmp_path: Path) -> Iterator[Server]:
+    port = free_port()
+    server = Server(url=f"http://127.0.0.1:{port}", log=tmp_path / "streamlit.log")
+    command = [
+        sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
+        "--server.address", "127.0.0.1", "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with server.log.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=server_environment(tmp_path), stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        wait_until_ready(process, server, "/_stcore/health", "streamlit run", STARTUP_SECONDS)
+        yield server
+    finally:
+        stop(process, SHUTDOWN_SECONDS)
+
+
+@pytest.fixture
+def browser(chromium: Path) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=list(CHROMIUM_FENCE), proxy=DEAD_END_PROXY
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def diagnosed(page: Page, server: Server) -> Iterator[None]:
+    """On failure: a screenshot of the page as it was, and the server's log in the assertion."""
+    try:
+        yield
+    except Exception as error:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        try:
+            full_page_screenshot(page, ARTIFACTS / FAILURE_SCREENSHOT)
+        except Exception as screenshot_error:  # the page may be gone; the log matters more
+            error.add_note(f"(no failure screenshot: {screenshot_error})")
+        raise AssertionError(
+            f"{error}\n\nscreenshot: {ARTIFACTS / FAILURE_SCREENSHOT}\nserver log tail:\n{server.log_tail()}"
+        ) from error
+
+
+def corpus_files() -> list[str]:
+    return sorted(path.name for path in CORPUS.iterdir() if path.suffix.lower() in SUPPORTED_SUFFIXES)
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def full_page_screenshot(page: Page, path: Path) -> bytes:
+    """The whole page: Streamlit scrolls inside its own container, so the viewport grows to the content first."""
+    height = page.evaluate("() => Math.max(...Array.from(document.querySelectorAll('*'), e => e.scrollHeight))")
+    page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": min(max(height, VIEWPORT["height"]), MAX_SCREENSHOT_HEIGHT)}
+    )
+    png = page.screenshot(full_page=True)
+    page.set_viewport_size(VIEWPORT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(png)
+    return png
+
+
+def set_checkbox(page: Page, name: str | re.Pattern[str], checked: bool) -> None:
+    """Tick or clear a checkbox, when the page has it (Streamlit covers the box with its label: force the click)."""
+    box = page.get_by_role("checkbox", name=name)
+    if box.count() and box.is_checked() != checked:
+        box.set_checked(checked, force=True)
+        expect(box).to_be_checked(checked=checked)
+
+
+def start_research(page: Page) -> None:
+    research = page.get_by_role("button", name=RESEARCH_BUTTON, exact=True)
+    page.get_by_role("textbox", name=QUESTION_FIELD, exact=True).fill(QUESTION)
+    page.get_by_role("textbox", name=CORPUS_FIELD, exact=True).fill(str(CORPUS))
+    set_checkbox(page, LOCAL_SOURCES, True)
+    set_checkbox(page, REVIEW_PLAN, False)
+    quick = page.get_by_role("radiogroup", name=DEPTH_GROUP).get_by_role("radio", name=QUICK_DEPTH, exact=True)
+    if quick.is_visible():  # not waited for: a page without the choice researches at its default depth
+        quick.click()
+        expect(quick).to_be_checked()
+    research.click()
+
+
+def wait_for_report(main: Locator, trouble: Locator) -> Locator:
+    """The report's title once it shows; a failure as soon as the page says something went wrong instead."""
+    title = main.get_by_role("heading", name=REPORT_TITLE, level=1)
+    expect(title.or_(trouble).first).to_be_visible(timeout=REPORT_TIMEOUT_MS)
+    if not title.is_visible():
+        try:
+            expect(title).to_be_visible(timeout=WARNINGS_GRACE_MS)  # a report's own warnings come before it
+        except AssertionError as error:
+            raise AssertionError(f"the page shows no report but: {trouble.all_inner_texts()}") from error
+    return title
+
+
+def files_listed_after(heading: Locator, scope: Locator, names: list[str]) -> list[str]:
+    """Those of `names` shown in `scope` below `heading` (document order), each in a visible element."""
+    handle = heading.element_handle()
+    follows = (
+        "(element, heading) => Boolean(heading.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING)"
+    )
+    return [
+        name
+        for name in names
+        if any(element.is_visible() and element.evaluate(follows, handle) for element in scope.get_by_text(name).all())
+    ]
+
+
+def check_citation_links(page: Page, main: Locator) -> None:
+    """Clickable citations, where the page has them: the first leads to its source, an anchor that exists once."""
+    links = main.locator(CITATION_LINKS).filter(has_text=CITATION_TEXT)
+    if not links.count():
+        return
+    link = links.first
+    anchor = (link.get_attribute("href") or "#")[1:]
+    link.click()
+    target = page.locator(f'[id="{anchor}"]')
+    expect(target).to_have_count(1)
+    expect(target).to_be_in_viewport()
+
+
+def test_a_research_on_the_page_shows_a_cited_report_and_downloads_its_markdown(
+    browser: Browser, streamlit_server: Server, tmp_path: Path
+) -> None:
+    for name in (SCREENSHOT, FAILURE_SCREENSHOT):  # the artifacts folder shows this run, not an earlier one
+        (ARTIFACTS / name).unlink(missing_ok=True)
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    elsewhere: list[str] = []
+
+    def note_request(request: Request) -> None:
+        if not request.url.startswith((streamlit_server.url, "data:", "blob:")):
+            elsewhere.append(request.url)
+
+    context.on("request", note_request)
+    page = context.new_page()
+    try:
+        with diagnosed(page, streamlit_server):
+            page.goto(streamlit_server.url)
+            main = page.get_by_role("main")
+            expect(page.get_by_role("button", name=RESEARCH_BUTTON, exact=True)).to_be_enabled()  # the form is drawn
+            alerts = main.get_by_role("alert")  # Streamlit's errors and warnings
+            known = alerts.count()  # the form's own, if any; a new one means trouble
+            start_research(page)
+            wait_for_report(main, alerts.nth(known))
+            expect(main.get_by_text(CITATION).first).to_be_visible()
+            sources = main.get_by_role("heading", name=SOURCES_HEADING, exact=True)
+            expect(sources).to_be_visible()
+            listed = files_listed_after(sources, main, corpus_files())
+            assert listed, f"no file of {CORPUS} is listed under {SOURCES_HEADING!r}"
+
+            png = full_page_screenshot(page, ARTIFACTS / SCREENSHOT)
+            assert (ARTIFACTS / SCREENSHOT).is_file()
+            check_citation_links(page, main)
+
+            with page.expect_download() as download_info:
+                page.get_by_role("button", name=DOWNLOAD_BUTTON).click()
+            downloaded = tmp_path / download_info.value.suggested_filename
+            download_info.value.save_as(downloaded)
+    finally:
+        context.close()
+
+    markdown = downloaded.read_text(encoding="utf-8")
+    assert markdown.startswith("# "), markdown[:200]
+    assert "\n## Sources\n" in markdown, markdown
+    assert CITATION in markdown, markdown
+    assert f"{CORPUS.name}/{listed[0]}" in markdown, f"{listed[0]} is on the page but not in the downloaded report"
+
+    width, height = png_size(png)
+    assert len(png) > 20_000, f"a {len(png)}-byte screenshot cannot show the report"
+    assert width == VIEWPORT["width"] and height > VIEWPORT["height"], "the screenshot should show the whole report"
+    assert not elsewhere, f"the page asked for something other than its server: {elsewhere}"
