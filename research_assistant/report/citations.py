@@ -70,6 +70,24 @@ def escape_markdown(text: str) -> str:
     return _LINE_START.sub(r"\1\\\2", escaped, count=1)
 
 
+URL_LIKE = re.compile(
+    r"\b(?:https?://|www\.)\S+"  # http(s):// and www. addresses
+    r"|\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*"  # host/path without a scheme: evil.example/steal?q=1
+    r"|\b(?:site|inurl|intitle|allinurl|allintitle|intext|link|cache|related|filetype|ext):\S+",  # operators
+    re.IGNORECASE,
+)
+"""Anything that names an address: what untrusted text may not carry into queries or reports."""
+MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<!--.*?-->|</?[a-zA-Z][^>]*>", re.DOTALL)
+"""A Markdown link or image (its text kept), an HTML comment or an HTML tag."""
+
+
+def plain_text(text: str) -> str:
+    """`text` as plain prose on one line: links and images reduced to their text; tags, comments and addresses
+    removed. For titles and model-written text, which a page may have tried to fill with links."""
+    unlinked = MARKUP.sub(lambda m: f" {m.group(1) or ''} ", text)
+    return " ".join(URL_LIKE.sub(" ", unlinked).split())
+
+
 def unescape_markdown(text: str) -> str:
     """What a CommonMark renderer shows for inline text: backslash escapes and entities resolved."""
 
@@ -182,7 +200,7 @@ def format_source(source: SourceRecord, number: int, style: CitationStyle, quote
     APA:     `[n] *Title*. (2024, March 5). site. Retrieved November 21, 2026, from <url> _(...)_`
     MLA:     `[n] "Title." *site*, 5 Mar. 2024, <url>. Accessed 21 Nov. 2026. _(...)_`
     """
-    title = escape_markdown(source.title) or "Untitled"
+    title = escape_markdown(plain_text(source.title)) or "Untitled"
     locator = format_locator(source.locator)
     site = _site(source.locator)
     site_md = escape_markdown(site) if site else None

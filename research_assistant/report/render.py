@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from research_assistant.context import CitationStyle
-from research_assistant.report.citations import escape_markdown, format_locator, format_source
+from research_assistant.report.citations import escape_markdown, format_locator, format_source, plain_text
 from research_assistant.report.summary import RunSummary, render_run_summary
 from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord, SourceStatus
 
@@ -90,7 +90,7 @@ def _unread(sources: Mapping[str, SourceRecord]) -> list[str]:
     """Each failed source with its reason, so the analyst sees what the report could not draw on."""
     failed = [source for source in sources.values() if source.status is SourceStatus.FAILED]
     return [
-        f"- {escape_markdown(source.title) or 'Untitled'}: {format_locator(source.locator)} "
+        f"- {escape_markdown(plain_text(source.title)) or 'Untitled'}: {format_locator(source.locator)} "
         f"({escape_markdown(source.reason or 'unknown reason')})"
         for source in sorted(failed, key=lambda s: s.locator)
     ]

@@ -96,7 +96,7 @@ def progress(
     history: Sequence[str],
 ) -> Messages:
     subs = "\n".join(f"- {s.id}: {s.text}" for s in plan.sub_questions)
-    tried = "\n".join(f"- {query}" for query in history[-40:]) or "- (none)"
+    tried = data_block("queries", "\n".join(f"- {query}" for query in history[-40:]) or "(none)")
     return _messages(
         f"Research question: {question}\nSub-questions:\n{subs}\n\nQueries already run:\n{tried}\n\n"
         "Judge, for every sub-question, how fully the evidence below answers it (0 to 1) and what is still "

@@ -31,6 +31,7 @@ from research_assistant.reasoning.llm.outputs import (
     ReportOut,
     VerificationOut,
 )
+from research_assistant.report.citations import MARKUP, URL_LIKE, plain_text
 from research_assistant.report.support import MIN_SUPPORT, UNVERIFIED, lexical_support
 from research_assistant.schemas import (
     Conflict,
@@ -54,7 +55,6 @@ from research_assistant.schemas import (
     TokenUsage,
 )
 
-_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
 COVERED = 0.7
@@ -63,7 +63,7 @@ COVERED = 0.7
 
 def plain_query(text: str) -> str:
     """A search query without URLs or stray whitespace: a page cannot make research fetch an address."""
-    return " ".join(_URL.sub(" ", text).split())[:200]
+    return " ".join(URL_LIKE.sub(" ", text).split())[:200]
 
 
 def _normalized(text: str) -> str:
@@ -139,7 +139,7 @@ class LLMReasoner:
             return baseline.model_copy(update={"sub_questions": baseline.sub_questions[:wanted]})
         sub_questions: list[SubQuestion] = []
         for planned in out.sub_questions:
-            text = _normalized(planned.text)[:300]
+            text = _normalized(URL_LIKE.sub(" ", planned.text))[:300]
             queries = [q for q in dict.fromkeys(plain_query(q) for q in planned.queries) if q]
             if not text:
                 continue
@@ -180,9 +180,11 @@ class LLMReasoner:
             quote = _normalized(item.quote)
             if len(quote) < 12 or quote not in _normalized(passage.text):
                 continue  # not verbatim: a model may not put words in a source's mouth
+            if URL_LIKE.search(quote) or MARKUP.search(quote):
+                continue  # a page's link, image or markup is never evidence, even quoted word for word
             found = Evidence(
                 id=evidence_id(passage.source_id, sub_question.id, quote),
-                claim=_normalized(item.claim)[:400] or quote,
+                claim=plain_text(item.claim)[:400] or quote,
                 quote=quote,
                 source_id=passage.source_id,
                 sub_question_id=sub_question.id,
@@ -261,22 +263,22 @@ class LLMReasoner:
             self._fell_back("Synthesis", error)
             return await self.fallback.synthesize(question, analysis, plan, evidence, sources, assessment)
         report = ResearchReport(
-            title=_normalized(out.title)[:200] or question,
+            title=plain_text(out.title)[:200] or question,
             question=question,
             summary=_findings(out.summary, known),
             key_findings=_findings(out.key_findings, known),
             sections=[
-                ReportSection(heading=_normalized(s.heading)[:200], findings=_findings(s.findings, known))
+                ReportSection(heading=plain_text(s.heading)[:200], findings=_findings(s.findings, known))
                 for s in out.sections
             ],
             consensus=_findings(out.consensus, known),
             conflicts=[
-                Conflict(topic=_normalized(c.topic)[:200], sides=sides)
+                Conflict(topic=plain_text(c.topic)[:200], sides=sides)
                 for c in out.conflicts
                 if len(sides := _findings(c.sides, known)) >= 2
             ],
-            gaps=[_normalized(g)[:300] for g in out.gaps if g.strip()],
-            caveats=[_normalized(c)[:300] for c in out.caveats if c.strip()],
+            gaps=[gap for gap in (plain_text(g)[:300] for g in out.gaps) if gap],
+            caveats=[caveat for caveat in (plain_text(c)[:300] for c in out.caveats) if caveat],
             quick_answer=quick,
         )
         return await self._verified(report, known)
@@ -328,8 +330,8 @@ class LLMReasoner:
             accuracy=out.accuracy,
             completeness=out.completeness,
             source_quality=out.source_quality,
-            strengths=[_normalized(s)[:200] for s in out.strengths][:5],
-            weaknesses=[_normalized(w)[:200] for w in out.weaknesses][:5],
+            strengths=[s for s in (plain_text(s)[:200] for s in out.strengths) if s][:5],
+            weaknesses=[w for w in (plain_text(w)[:200] for w in out.weaknesses) if w][:5],
         )
 
 
@@ -370,7 +372,7 @@ def _findings(items: Sequence[FindingOut], known: dict[str, Evidence]) -> list[F
     found = []
     for item in items:
         ids = [i for i in dict.fromkeys(item.evidence) if i in known]
-        text = _normalized(item.text)[:600]
+        text = plain_text(item.text)[:600]
         if text and ids:
             found.append(Finding(text=text, evidence_ids=ids))
     return found
