@@ -23,6 +23,7 @@ from research_assistant.schemas import (
     ResearchReport,
     SearchQuery,
     SourceRecord,
+    SourceType,
 )
 
 T = TypeVar("T")
@@ -92,6 +93,9 @@ class SearchTask(BaseModel):
 
     query: SearchQuery
     limit: int
+    source_types: list[SourceType] = Field(
+        default_factory=list, description="Kinds of source the query's sub-question prefers; empty means any."
+    )
 
 
 class BrowseTask(BaseModel):

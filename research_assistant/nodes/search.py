@@ -73,8 +73,9 @@ def dispatch_queries(state: ResearchState, runtime: Runtime[Context]) -> list[Se
     """One `run_query` task per query not run before in this research."""
     done = set(state.search_history)
     limit = runtime.context.profile.results_per_query
+    preferred = {s.id: s.source_types for s in state.plan.sub_questions} if state.plan else {}
     tasks = [
-        Send("run_query", SearchTask(query=query, limit=limit))
+        Send("run_query", SearchTask(query=query, limit=limit, source_types=preferred.get(query.sub_question_id, [])))
         for query in state.pending_queries
         if normalize_query(query.text) not in done
     ]
@@ -98,7 +99,8 @@ async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, A
             return ranked, failures
         return [], failures
 
-    answers = await asyncio.gather(*(ask(group) for group in _fallback_groups(services.providers)))
+    groups = preferred_groups(_fallback_groups(services.providers), state.source_types)
+    answers = await asyncio.gather(*(ask(group) for group in groups))
     hits = [hit for group_hits, _ in answers for hit in group_hits]
     notices = [notice for _, group_notices in answers for notice in group_notices]
     if runtime.context.recency_days is not None:
@@ -113,6 +115,13 @@ async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, A
     for notice in notices:
         emit(runtime, "search", notice.message, level="warning")
     return {"hits": hits, "search_history": [normalize_query(state.query.text)], "notices": notices}
+
+
+def preferred_groups(groups: list[list[SearchProvider]], preferred: Sequence[SourceType]) -> list[list[SearchProvider]]:
+    """The provider groups serving the kinds of source a sub-question prefers; all of them when it prefers
+    none, or none of the run's kinds."""
+    chosen = [group for group in groups if group[0].source_types & set(preferred)]
+    return chosen or groups
 
 
 def is_recent(result: SearchResult, days: int, today: date) -> bool:

@@ -11,6 +11,7 @@ from research_assistant.context import Context
 from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.reading import CACHE_METHOD
+from research_assistant.report.exports import redact
 from research_assistant.report.render import render_markdown
 from research_assistant.report.summary import RunSummary
 from research_assistant.report.verify import verify_report
@@ -18,14 +19,6 @@ from research_assistant.schemas import Notice, QueryAnalysis, ResearchPlan, Sour
 from research_assistant.services import services_for
 from research_assistant.settings import get_settings
 from research_assistant.state import ResearchState
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """`text` with every configured key replaced: whatever a model or a page did, no key reaches a report."""
-    for secret in secrets:
-        if len(secret) >= 6:
-            text = text.replace(secret, "[redacted]")
-    return text
 
 
 async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -8,8 +8,9 @@ from typing import Any
 
 import streamlit as st
 
-from research_assistant.report.exports import evidence_csv, run_json
+from research_assistant.report.exports import evidence_csv, redact, run_json
 from research_assistant.runs.records import RunRecord
+from research_assistant.settings import get_settings
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,10 @@ def exports(record: RunRecord, state: Mapping[str, Any]) -> list[Export]:
             "parameters": record.parameters.model_dump(mode="json"),
             "metrics": record.metrics.model_dump(mode="json"),
         }
-        found.append(Export("Run (JSON)", run_json(state, extra), f"run-{record.run_id}.json", "application/json"))
-        table = evidence_csv(state.get("evidence", {}), state.get("sources", {}))
+        keys = get_settings().secret_values()
+        document = redact(run_json(state, extra), keys)
+        found.append(Export("Run (JSON)", document, f"run-{record.run_id}.json", "application/json"))
+        table = redact(evidence_csv(state.get("evidence", {}), state.get("sources", {})), keys)
         found.append(Export("Evidence (CSV)", table, f"evidence-{record.run_id}.csv", "text/csv"))
     return found
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -34,6 +34,14 @@ STATE_KEYS = (
 )
 
 EVIDENCE_COLUMNS = ("evidence_id", "sub_question_id", "claim", "quote", "source_id", "source_title", "locator")
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every key in `secrets` replaced: whatever a model or a page did, no key leaves in an export."""
+    for secret in secrets:
+        if len(secret) >= 6:
+            text = text.replace(secret, "[redacted]")
+    return text
 
 
 def _plain(value: Any) -> Any:

@@ -56,3 +56,13 @@ def test_comparing_runs_lists_sources_and_findings_added_and_removed() -> None:
     assert change.findings_added == ["The depot has 42 trams"] and change.findings_removed == ["Fares are 2.40"]
     assert change.findings_kept == 1
     assert compare_runs(after, {}).sources_removed == [FARES, DEPOT]
+
+
+def test_exports_can_be_scrubbed_of_keys() -> None:
+    from research_assistant.report.exports import redact
+
+    text = run_json({"question": "Why is AIza-secret-123 in here?"})
+    assert "AIza-secret-123" not in redact(text, ["AIza-secret-123", "abc"]) and "[redacted]" in redact(
+        text, ["AIza-secret-123"]
+    )
+    assert redact("abc stays: too short to be a key", ["abc"]) == "abc stays: too short to be a key"

@@ -122,3 +122,45 @@ async def test_results_older_than_the_recency_limit_are_left_out() -> None:
     assert [hit.result.title for hit in update["hits"]] == ["new", "undated"]
     everything = await run_query(TASK, Runtime(context=context_with(provider)))
     assert len(everything["hits"]) == 3
+
+
+async def test_a_sub_question_searches_the_kinds_of_source_it_prefers() -> None:
+    docs = documents()
+    web = FakeProvider(docs, name="tavily", source_types=WEB)
+    wiki = FakeProvider(docs, name="wikipedia", source_types=frozenset({SourceType.WIKI}))
+    local = FakeProvider(docs, name="local")
+    context = context_with(web, wiki, local)
+
+    prefers_wiki = TASK.model_copy(update={"source_types": [SourceType.WIKI, SourceType.ACADEMIC]})
+    await run_query(prefers_wiki, Runtime(context=context))
+    assert (web.queries, wiki.queries, local.queries) == ([], ["tram fare"], [])
+
+    prefers_news = TASK.model_copy(update={"source_types": [SourceType.NEWS]})  # no provider of the run serves it
+    await run_query(prefers_news, Runtime(context=context))
+    assert (web.queries, wiki.queries, local.queries) == (["tram fare"], ["tram fare"] * 2, ["tram fare"])
+
+
+def test_each_query_carries_the_kinds_of_source_its_sub_question_prefers() -> None:
+    from research_assistant.nodes.search import dispatch_queries
+    from research_assistant.schemas import ResearchPlan, SubQuestion
+    from research_assistant.state import ResearchState
+
+    plan = ResearchPlan(
+        sub_questions=[
+            SubQuestion(id="q1", text="fare", source_types=[SourceType.WIKI]),
+            SubQuestion(id="q2", text="history"),
+        ],
+        min_sources=1,
+        min_evidence_per_question=1,
+    )
+    queries = [
+        SearchQuery(text="tram fare", sub_question_id="q1"),
+        SearchQuery(text="tram history", sub_question_id="q2"),
+    ]
+    state = ResearchState(question="q", plan=plan, pending_queries=queries)
+    sends = dispatch_queries(state, Runtime(context=context_with()))
+    assert isinstance(sends, list)
+    assert [(send.arg.query.text, send.arg.source_types) for send in sends] == [
+        ("tram fare", [SourceType.WIKI]),
+        ("tram history", []),
+    ]
