@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
 
+MODEL_NODE = "llm/"
+"""Model calls report their tokens and cost as progress events of node `llm/<role>`."""
+
+
 class SourceOutcome(BaseModel):
     """What happened when a source was read."""
 

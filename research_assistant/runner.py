@@ -28,6 +28,7 @@ from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters,
 from research_assistant.runs.store import RunStore
 from research_assistant.runs.trace import EventCallback, TraceRecorder
 from research_assistant.schemas import Notice, ResearchPlan
+from research_assistant.state import OutputState
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 STREAM_MODES: list[StreamMode] = ["tasks", "custom"]
 PLAN_REVIEW = "plan review"
-OUTPUT_KEYS = ("report_markdown", "report", "sources", "evidence", "notices", "stop_reason", "run_id", "evaluation")
+OUTPUT_KEYS = tuple(OutputState.model_fields)
 
 
 class DeadlinePassed(Exception):

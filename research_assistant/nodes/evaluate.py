@@ -34,12 +34,13 @@ def stop_reason(
     state: ResearchState, context: Context, assessment: ProgressAssessment, iteration: int, now: float
 ) -> tuple[str | None, list[SearchQuery]]:
     """Why research stops after this round (None to go on), and the queries for the next round."""
-    threshold = threshold_of(services_for(context), context)
+    services = services_for(context)
+    threshold = threshold_of(services, context)
     if assessment.complete:
         return f"completion criteria met (confidence {assessment.confidence:.0f}/100)", []
     if assessment.confidence >= threshold:
         return f"confidence {assessment.confidence:.0f} reached the threshold of {threshold:.0f}", []
-    budget = getattr(services_for(context).reasoner, "budget_reached", lambda: None)()
+    budget = getattr(services.reasoner, "budget_reached", lambda: None)()
     if budget:
         return f"budget nearly spent ({budget}); the rest is kept for the report", []
     if iteration >= context.iteration_limit:

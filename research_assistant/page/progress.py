@@ -15,6 +15,7 @@ import streamlit as st
 
 from research_assistant.page.state import Action, Job, page_state
 from research_assistant.page.text import clip, escape_markdown
+from research_assistant.runs.metrics import compute_metrics, model_usage
 from research_assistant.runs.records import EventKind, TraceEvent
 
 REFRESH_SECONDS = 0.5  # how often the status panel looks at a running research
@@ -38,9 +39,6 @@ STEP_LABELS: dict[str, str] = {
     "synthesize": "Write the report",
 }
 ROUND_STEPS = frozenset({"search", "browse", "extract", "evaluate_progress"})
-TOKEN_COUNTS = ("input_tokens", "output_tokens")
-COST_COUNT = "cost_usd"
-MODEL_NODE = "llm/"  # model calls report their tokens and cost as progress of node `llm/<role>`
 
 _ROUND_PREFIX = re.compile(r"^round \d+: ")
 
@@ -137,11 +135,12 @@ def steps(events: Iterable[TraceEvent]) -> list[Step]:
             if current is None:
                 continue
             step = current
+            call = model_usage(event)
             if event.level in ("warning", "error"):
                 step.warnings.append(event.message)
-            elif event.node.startswith(MODEL_NODE):
-                step.tokens += int(sum(event.counts.get(key, 0) for key in TOKEN_COUNTS))
-                step.cost_usd += event.counts.get(COST_COUNT, 0.0)
+            elif call is not None:
+                step.tokens += call[1].input_tokens + call[1].output_tokens
+                step.cost_usd += call[1].cost_usd
                 continue
             elif event.kind is EventKind.PROGRESS:
                 step.message = event.message
@@ -154,32 +153,23 @@ def steps(events: Iterable[TraceEvent]) -> list[Step]:
 def totals(events: Iterable[TraceEvent]) -> Totals:
     """Queries, sources by outcome, evidence, the latest confidence, and tokens and cost when a model reports
     them."""
-    queries = 0
-    outcomes: dict[str, str] = {}
-    evidence = 0
+    events = list(events)
+    metrics = compute_metrics(events, {})  # sources by outcome, as the run store counts them
+    evidence, tokens, cost = 0, 0, 0.0
     confidence: float | None = None
-    tokens = 0
-    cost = 0.0
     for event in events:
-        if event.kind is EventKind.NODE_END and event.node == "search/run_query":
-            queries += 1
-        if event.source is not None:
-            outcomes[event.source.source_id] = event.source.outcome
         if event.kind in (EventKind.PROGRESS, EventKind.SOURCE):
             counts = event.counts
-            if "total_evidence" in counts:
-                evidence = int(counts["total_evidence"])
-            if "confidence" in counts:
-                confidence = counts["confidence"]
-            tokens += int(sum(counts.get(key, 0) for key in TOKEN_COUNTS))
-            cost += counts.get(COST_COUNT, 0.0)
-    values = list(outcomes.values())
+            evidence = int(counts.get("total_evidence", evidence))
+            confidence = counts.get("confidence", confidence)
+            tokens += int(counts.get("input_tokens", 0) + counts.get("output_tokens", 0))
+            cost += counts.get("cost_usd", 0.0)
     return Totals(
-        queries=queries,
-        read=sum(1 for outcome in values if outcome != "failed"),
-        fetched=values.count("fetched"),
-        cached=values.count("cached"),
-        failed=values.count("failed"),
+        queries=sum(1 for e in events if e.kind is EventKind.NODE_END and e.node == "search/run_query"),
+        read=metrics.sources_read,
+        fetched=metrics.pages_fetched,
+        cached=metrics.pages_cached,
+        failed=metrics.pages_failed,
         evidence=evidence,
         confidence=confidence,
         tokens=tokens,

@@ -5,12 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from research_assistant.progress import SourceOutcome
+from research_assistant.progress import MODEL_NODE, SourceOutcome
 from research_assistant.runs.records import EventKind, RunMetrics, TraceEvent
 from research_assistant.schemas import TokenUsage
 
-MODEL_NODE = "llm/"
-"""Progress events of model calls are reported by node `llm/<role>`, with token and cost counts."""
+
+def model_usage(event: TraceEvent) -> tuple[str, TokenUsage] | None:
+    """The role and usage of a model call's progress event; None for any other event."""
+    if event.kind is not EventKind.PROGRESS or not event.node.startswith(MODEL_NODE):
+        return None
+    usage = TokenUsage(
+        input_tokens=int(event.counts.get("input_tokens", 0)),
+        output_tokens=int(event.counts.get("output_tokens", 0)),
+        cost_usd=event.counts.get("cost_usd", 0.0),
+    )
+    return event.node.removeprefix(MODEL_NODE), usage
 
 
 def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> RunMetrics:
@@ -31,13 +40,13 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
             node_seconds[event.node] = round(node_seconds.get(event.node, 0.0) + event.seconds, 4)
         elif event.kind is EventKind.SOURCE and event.source is not None:
             outcomes[event.source.source_id] = event.source
-        elif event.kind is EventKind.PROGRESS and event.node.startswith(MODEL_NODE):
-            role = event.node.removeprefix(MODEL_NODE)
+        elif (call := model_usage(event)) is not None:
+            role, usage = call
             used = tokens.get(role, TokenUsage())
             tokens[role] = TokenUsage(
-                input_tokens=used.input_tokens + int(event.counts.get("input_tokens", 0)),
-                output_tokens=used.output_tokens + int(event.counts.get("output_tokens", 0)),
-                cost_usd=used.cost_usd + event.counts.get("cost_usd", 0.0),
+                input_tokens=used.input_tokens + usage.input_tokens,
+                output_tokens=used.output_tokens + usage.output_tokens,
+                cost_usd=used.cost_usd + usage.cost_usd,
             )
         last_at = event.at
     if segment_start is not None and last_at is not None:

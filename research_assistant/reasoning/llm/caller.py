@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from research_assistant.progress import ProgressEvent
+from research_assistant.progress import MODEL_NODE, ProgressEvent
 from research_assistant.reasoning.llm.cache import ResponseCache
 from research_assistant.reasoning.llm.ledger import TokenLedger
 from research_assistant.reasoning.llm.models import ModelUnavailable, Role, build_chat_model, model_spec
@@ -62,7 +62,7 @@ def report_usage(role: str, usage: TokenUsage, cached: bool) -> None:
         else f"{role}: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
     )
     event = ProgressEvent(
-        node=f"llm/{role}",
+        node=f"{MODEL_NODE}{role}",
         message=message,
         counts={
             "input_tokens": usage.input_tokens,
