@@ -1,8 +1,7 @@
 """The extractive reasoner: offline, deterministic, classical NLP (see `reasoner.ExtractiveReasoner`).
 
 Modules, one concern each: `sentences` (splitting), `phrases` and `analysis` (the question),
-`question_parse` (its subject and predicate, with `question_words`, `constituents` and `morphology`),
-`templates`, `slots` and `planning` (the plan), `candidates`, `query`, `shapes`, `scoring` and
+`templates`, `slots`, `parts` and `planning` (the plan), `candidates`, `query`, `shapes`, `scoring` and
 `extraction` (evidence), `measures` and `relations` (consensus and conflicts), `reformulation` and
 `progress` (evaluation), `synthesis` (the report); helpers `lexicon`, `terms`, `signals`, `bm25` and
 `vectors`.
