@@ -42,7 +42,8 @@ def all_findings(report: ResearchReport | None) -> list[Finding]:
     """Every statement of the report, in report order."""
     if report is None:
         return []
-    findings = [*report.summary, *report.key_findings, *report.consensus]
+    findings = [*report.answer, *report.summary, *report.key_findings]
+    findings += [voice for finding in report.consensus for voice in (finding, *finding.agreeing)]
     findings += [finding for section in report.sections for finding in section.findings]
     return findings + [side for conflict in report.conflicts for side in conflict.sides]
 

@@ -3,7 +3,8 @@
 Citation numbers belong to sources, assigned in order of first citation while the
 document is written top to bottom, so `[1]` is always the first source a reader meets.
 Only findings that can cite at least one known source are written; a citation is
-never printed without its Sources entry. All document-derived text goes through
+never printed without its Sources entry, and a quotation is followed only by the
+citations of sources that hold it. All document-derived text goes through
 `escape_markdown`; the renderer's own syntax (headings, list markers, `[n]`, the curly
 quotes around verbatim findings) is the only live Markdown in the output.
 """
@@ -14,10 +15,14 @@ from collections.abc import Mapping, Sequence
 
 from research_assistant.context import CitationStyle
 from research_assistant.report.citations import escape_markdown, format_locator, format_source, plain_text
+from research_assistant.report.quotations import collapse, quotations, quoted_in
 from research_assistant.report.summary import RunSummary, render_run_summary
+from research_assistant.report.support import UNVERIFIED
 from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord, SourceStatus
 
 _QUIET_LEVELS = frozenset({"info", "debug"})
+_UNVERIFIED = escape_markdown(UNVERIFIED)
+_TRAILING = " .,;:!?)"
 
 
 class _Citations:
@@ -46,17 +51,46 @@ class _Citations:
         return "".join(f"[{n}]" for n in sorted(numbers))
 
     def line(self, finding: Finding, items: Sequence[Evidence] | None = None) -> str | None:
-        """The finding with its citations, or None when nothing it cites is known."""
+        """The finding with its citations, or None when nothing it cites is known.
+
+        A verbatim finding is quoted and cited to its own evidence; each finding that agrees with it follows
+        (`“A” [1]; similarly “B” [2]`), quoted and cited on its own. A model-written statement is cited at its
+        end, and each quotation inside it right after the quotation, only to the evidence that holds it.
+        """
         items = self.resolve(finding) if items is None else items
-        if not items:
+        if not finding.verbatim:
+            return self._statement(finding.text, items) if items else None
+        voices = [(finding, items), *((agreeing, self.resolve(agreeing)) for agreeing in finding.agreeing)]
+        quoted = [f"\u201c{escape_markdown(voice.text)}\u201d {self.cite(cited)}" for voice, cited in voices if cited]
+        if not quoted:
             return None
-        marks = self.cite(items)
-        text = escape_markdown(finding.text)
-        if finding.verbatim:
-            return f"\u201c{text}\u201d {marks}"
+        first, *others = quoted
+        if not others:
+            return first
+        return f"{first}; similarly {_series(others)}"
+
+    def _statement(self, statement: str, items: Sequence[Evidence]) -> str:
+        """A model-written statement with its citations; a quotation in it is cited right after it, only to the
+        items whose quote holds it (else marked unverified), and one that ends the statement ends its citations."""
+        text = escape_markdown(statement)
+        parts: list[str] = []
+        position = 0
+        for quotation in quotations(text):
+            holders = [item for item in items if quoted_in(quotation.text, collapse(item.quote))]
+            parts += [text[position : quotation.end], " ", self.cite(holders) if holders else _UNVERIFIED]
+            position = quotation.end
+        rest = text[position:]
+        if parts and not rest.strip(_TRAILING):  # no other source may be cited right after the quotation
+            return "".join(parts) + rest
+        text, marks = "".join(parts) + rest, self.cite(items)
         if text.endswith(".") and not text.endswith("\\."):
             return f"{text[:-1]} {marks}."
         return f"{text} {marks}"
+
+
+def _series(parts: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def _cited_lines(findings: Sequence[Finding], citations: _Citations) -> list[str]:
@@ -97,8 +131,10 @@ def _unread(sources: Mapping[str, SourceRecord]) -> list[str]:
 
 
 def _report_body(report: ResearchReport, summary: str, citations: _Citations) -> list[str]:
-    """A full report's sections between the question and the caveats."""
-    lines = _section("Summary", [summary] if summary else [], "No summary could be supported by the sources.")
+    """A full report's sections between the answer and the caveats (no Summary when the answer says it all)."""
+    lines: list[str] = []
+    if summary or not report.answer:
+        lines += _section("Summary", [summary] if summary else [], "No summary could be supported by the sources.")
     key = [f"{i}. {line}" for i, line in enumerate(_cited_lines(report.key_findings, citations), start=1)]
     lines += _section("Key findings", key, "No key findings could be supported by the sources.")
 
@@ -138,6 +174,9 @@ def render_markdown(
     citations = _Citations(sources, evidence)
     lines = [f"# {escape_markdown(report.title) or 'Research report'}", ""]
     lines += [f"**Question:** {escape_markdown(report.question)}", ""]
+    answer = " ".join(_cited_lines(report.answer, citations))
+    if not report.quick_answer and (answer or report.answer_note):
+        lines += _section("Answer", [answer or f"_{escape_markdown(report.answer_note)}_"], "")
     summary = " ".join(_cited_lines(report.summary, citations))
     if report.quick_answer:
         lines += _section("Answer", [summary] if summary else [], "No answer could be supported by the sources.")

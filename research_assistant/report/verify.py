@@ -1,4 +1,5 @@
-"""Citation checks: before rendering (`verify_report`) and after (`check_rendered_citations`).
+"""Citation checks: before rendering (`verify_report`) and after (`check_rendered_citations`; the repair
+after rendering is `attribution.enforce_quote_citations`).
 
 Quotes are compared with whitespace normalised (runs of whitespace, including line
 breaks and no-break spaces, collapse to one space) and every other character exact:
@@ -13,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pydantic import Field
 
 from research_assistant.report.citations import parse_locator, unescape_markdown
+from research_assistant.report.quotations import citation_marks, cited_quotations, quoted_in
 from research_assistant.schemas import (
     Conflict,
     Evidence,
@@ -41,12 +43,15 @@ class VerificationSummary(Record):
     removed: int = Field(description="Distinct evidence ids rejected (unknown, unread source, quote not found).")
     dropped_findings: int = Field(default=0, description="Findings removed: no evidence left, or a misquote.")
     dropped_conflicts: int = Field(default=0, description="Conflicts removed for having fewer than two sides left.")
+    misattributed: int = Field(
+        default=0, description="Citations taken off a quotation (a verbatim finding) whose source does not hold it."
+    )
     reasons: list[str] = Field(default_factory=list, description="One short line per rejection, in report order.")
 
     @property
     def clean(self) -> bool:
         """True when nothing had to be removed."""
-        return not (self.removed or self.dropped_findings or self.dropped_conflicts)
+        return not (self.removed or self.dropped_findings or self.dropped_conflicts or self.misattributed)
 
 
 class _Verifier:
@@ -66,6 +71,7 @@ class _Verifier:
         self.reasons: list[str] = []
         self.dropped_findings = 0
         self.dropped_conflicts = 0
+        self.misattributed = 0
 
     def text(self, source_id: str) -> str | None:
         if source_id not in self._texts:
@@ -104,22 +110,44 @@ class _Verifier:
         """(evidence ids checked, evidence ids rejected)."""
         return len(self._verdicts), sum(not ok for ok in self._verdicts.values())
 
-    def finding(self, finding: Finding) -> Finding | None:
-        """The finding with only verified evidence, or None when it cannot stand."""
+    def _holds(self, evidence_id: str, quote: str) -> bool:
+        text = self.text(self._evidence[evidence_id].source_id)
+        return text is not None and quoted_in(quote, text)
+
+    def _voice(self, finding: Finding) -> Finding | None:
+        """The finding with only verified evidence (for a quotation: only evidence whose source holds it)."""
         ids = [eid for eid in dict.fromkeys(finding.evidence_ids) if self.evidence_ok(eid)]
         problem = None
         if not ids:
             problem = "no verified evidence"
         elif finding.verbatim:
-            quote = normalize_whitespace(finding.text)
-            texts = (self.text(self._evidence[eid].source_id) for eid in ids)
-            if not quote or not any(text is not None and quote in text for text in texts):
+            holding = [eid for eid in ids if self._holds(eid, finding.text)]
+            if not holding:
                 problem = "quoted text not found in its cited sources"
+            elif len(holding) < len(ids):
+                self.misattributed += len(ids) - len(holding)
+                others = ", ".join(eid for eid in ids if eid not in holding)
+                self.reasons.append(f"citation of {others} removed (not in its source): {_short(finding.text)!r}")
+                ids = holding
         if problem:
             self.dropped_findings += 1
             self.reasons.append(f"finding dropped ({problem}): {_short(finding.text)!r}")
             return None
         return finding if ids == finding.evidence_ids else finding.model_copy(update={"evidence_ids": ids})
+
+    def finding(self, finding: Finding) -> Finding | None:
+        """The finding with only verified evidence, or None when it cannot stand; a consensus finding needs
+        two of its voices (itself and the findings that agree with it) left."""
+        kept = self._voice(finding)
+        if not finding.agreeing:
+            return kept
+        voices = [voice for voice in (kept, *(self._voice(f) for f in finding.agreeing)) if voice is not None]
+        if len(voices) < 2:
+            self.dropped_findings += 1
+            self.reasons.append(f"consensus dropped (fewer than two sources left): {_short(finding.text)!r}")
+            return None
+        first, *others = voices
+        return first.model_copy(update={"agreeing": others})
 
     def findings(self, findings: Sequence[Finding]) -> list[Finding]:
         return [kept for kept in (self.finding(f) for f in findings) if kept is not None]
@@ -144,6 +172,8 @@ def verify_report(
 ) -> tuple[ResearchReport, VerificationSummary]:
     """A copy of `report` that cites only evidence quoted from sources that were read.
 
+    A verbatim finding keeps only the evidence whose source holds its text, and a consensus
+    finding (one with `agreeing` findings) needs two of its findings left.
     `source_text(source_id)` returns a read source's full text (None when unavailable);
     it is called at most once per source. Sections are kept even when emptied, so the
     reader still sees which sub-questions found nothing.
@@ -151,6 +181,7 @@ def verify_report(
     verifier = _Verifier(evidence, sources, source_text)
     verified = report.model_copy(
         update={
+            "answer": verifier.findings(report.answer),
             "summary": verifier.findings(report.summary),
             "key_findings": verifier.findings(report.key_findings),
             "sections": [
@@ -166,6 +197,7 @@ def verify_report(
         removed=removed,
         dropped_findings=verifier.dropped_findings,
         dropped_conflicts=verifier.dropped_conflicts,
+        misattributed=verifier.misattributed,
         reasons=verifier.reasons,
     )
     return verified, summary
@@ -176,7 +208,6 @@ _NEXT_HEADING = re.compile(r"^#{1,2} ", re.MULTILINE)
 _ENTRY = re.compile(r"^\[(\d+)\] (.*)$")
 _LISTED_QUOTE = re.compile(r"^[ \t]+- \u201c([^\u201c\u201d]*)\u201d[ \t]*$")
 _CITATION = re.compile(r"(?<!\\)\[(\d+)\]")
-_QUOTATION = re.compile(r"\u201c([^\u201c\u201d]*)\u201d((?:[ \t]*\[\d+\])+)")
 
 
 def _split(markdown: str) -> tuple[str, list[str]]:
@@ -212,9 +243,10 @@ def parse_sources(markdown: str) -> dict[int, str]:
 def check_rendered_citations(markdown: str, source_texts: Mapping[str, str]) -> list[str]:
     """Problems with a rendered report's citations; an empty list means every check passed.
 
-    Every `[n]` in the body must have a Sources entry, and every “quotation” followed
-    by citations (and every quote listed under a Sources entry) must occur in the text
-    of one of its sources. `source_texts` is keyed by locator, as `parse_sources` reads it.
+    Every `[n]` in the body must have a Sources entry, and every quotation followed by
+    citations (see `quotations`; and every quote listed under a Sources entry) must occur
+    in the text of each source it cites. `source_texts` is keyed by locator, as
+    `parse_sources` reads it. `attribution.enforce_quote_citations` repairs what this finds.
     """
     body, lines = _split(markdown)
     entries = _entries(lines)
@@ -235,8 +267,7 @@ def check_rendered_citations(markdown: str, source_texts: Mapping[str, str]) -> 
             normalised[locator] = normalize_whitespace(source_texts[locator])
         return normalised[locator]
 
-    def check_quote(quote: str, numbers: Sequence[int], where: str) -> None:
-        text = normalize_whitespace(unescape_markdown(quote))
+    def check_quote(text: str, numbers: Sequence[int], where: str) -> None:
         if not text:
             problems.append(f"empty quotation {where}")
             return
@@ -245,14 +276,14 @@ def check_rendered_citations(markdown: str, source_texts: Mapping[str, str]) -> 
             if n in locators and n not in available and n not in missing:
                 missing.add(n)
                 problems.append(f"no text for source [{n}] ({locators[n]})")
-        found = any(text in source(n) for n in available)
-        if available and not found:
-            marks = "".join(f"[{n}]" for n in numbers)
-            problems.append(f"quotation {where} not found in {marks}: \u201c{_short(text)}\u201d")
+        wrong = [n for n in dict.fromkeys(available) if not quoted_in(text, source(n))]
+        if wrong:
+            problems.append(f"quotation {where} not found in {citation_marks(wrong)}: \u201c{_short(text)}\u201d")
 
-    for match in _QUOTATION.finditer(body):
-        check_quote(match.group(1), [int(n) for n in re.findall(r"\d+", match.group(2))], "in the body")
+    for line in body.splitlines():
+        for quotation in cited_quotations(line):
+            check_quote(quotation.text, quotation.numbers, "in the body")
     for number, _, quotes in entries:
         for quote in quotes:
-            check_quote(quote, [number], f"listed under [{number}]")
+            check_quote(normalize_whitespace(unescape_markdown(quote)), [number], f"listed under [{number}]")
     return problems

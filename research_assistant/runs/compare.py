@@ -30,7 +30,7 @@ def _findings(state: Mapping[str, Any]) -> list[str]:
     report: ResearchReport | None = state.get("report")
     if report is None:
         return []
-    texts = [" ".join(f.text.split()) for f in [*report.summary, *report.key_findings]]
+    texts = [" ".join(f.text.split()) for f in [*report.answer, *report.summary, *report.key_findings]]
     return list(dict.fromkeys(texts))
 
 

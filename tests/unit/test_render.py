@@ -190,3 +190,36 @@ def test_a_quick_answer_is_the_answer_its_sources_and_nothing_empty() -> None:
     headings = re.findall(r"^## (.+)$", markdown, re.MULTILINE)
     assert headings == ["Answer", "Caveats", "Sources"]
     assert check_rendered_citations(markdown, TEXTS) == []
+
+
+def test_a_consensus_quotes_each_agreeing_source_in_its_own_words() -> None:
+    agreeing = Finding(text="the cache is slow under load", evidence_ids=["eb"], verbatim=True)
+    third = Finding(text="nothing in particular", evidence_ids=["ec"], verbatim=True)
+    lead = Finding(text="the cache is fast", evidence_ids=["ea"], verbatim=True)
+    two = _render(_report(consensus=[lead.model_copy(update={"agreeing": [agreeing]})]))
+    assert _section(two, "Consensus") == (
+        "- \u201cthe cache is fast\u201d [1]; similarly \u201cthe cache is slow under load\u201d [2]"
+    )
+    assert check_rendered_citations(two, TEXTS) == []
+    three = _render(_report(consensus=[lead.model_copy(update={"agreeing": [agreeing, third]})]))
+    assert _section(three, "Consensus") == (
+        "- \u201cthe cache is fast\u201d [1]; similarly \u201cthe cache is slow under load\u201d [2] and "
+        "\u201cnothing in particular\u201d [3]"
+    )
+    unknown = _render(
+        _report(consensus=[lead.model_copy(update={"agreeing": [Finding(text="x", evidence_ids=["?"])]})])
+    )
+    assert _section(unknown, "Consensus") == "- \u201cthe cache is fast\u201d [1]"
+
+
+def test_a_quotation_in_a_written_statement_is_cited_only_to_evidence_that_holds_it() -> None:
+    inside = Finding(text='Alpha calls it "fast" while Beta disagrees.', evidence_ids=["ea", "eb"])
+    ending = Finding(text="Beta says \u201cslow under load\u201d.", evidence_ids=["ea", "eb"])
+    invented = Finding(text='Gamma says "blazing".', evidence_ids=["ec", "ea"])
+    markdown = _render(_report(key_findings=[inside, ending, invented]))
+    assert _section(markdown, "Key findings").splitlines() == [
+        '1. Alpha calls it "fast" [1] while Beta disagrees [1][2].',
+        "2. Beta says &#8220;slow under load&#8221; [2].",  # no other source is cited right after the quotation
+        '3. Gamma says "blazing" \\[unverified\\].',
+    ]
+    assert check_rendered_citations(markdown, TEXTS) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.context import CitationStyle
+from research_assistant.report.attribution import AttributionCheck, enforce_quote_citations
 from research_assistant.report.render import render_markdown
 from research_assistant.report.verify import (
     VerificationSummary,
@@ -137,7 +138,7 @@ MARKDOWN = """# T
 
 ## Summary
 
-\u201cIt supports streaming responses\u201d [1] and \u201cslow on large inputs\u201d [1][2].
+\u201cIt supports streaming responses\u201d [1] and \u201cslow on large inputs\u201d [2].
 
 ## Key findings
 
@@ -165,8 +166,13 @@ def test_checker_catches_dangling_citation_and_misquote() -> None:
     problems = check_rendered_citations(misquoted, texts)
     assert len(problems) == 2 and "not found in [1]" in problems[1]
 
-    wrong_source = MARKDOWN.replace("[1][2]", "[1]")
+    wrong_source = MARKDOWN.replace("inputs\u201d [2]", "inputs\u201d [1]")
     assert any("slow on large inputs" in p for p in check_rendered_citations(wrong_source, texts))
+    # cited to a source that holds it and to one that does not: each source cited must hold it
+    also_wrong = MARKDOWN.replace("inputs\u201d [2]", "inputs\u201d [1][2]")
+    assert check_rendered_citations(also_wrong, texts)[1:] == [
+        "quotation in the body not found in [1]: \u201cslow on large inputs\u201d"
+    ]
 
 
 def test_checker_unescapes_before_comparing_and_reports_missing_text() -> None:
@@ -174,3 +180,130 @@ def test_checker_unescapes_before_comparing_and_reports_missing_text() -> None:
     assert check_rendered_citations(markdown, {"/x.txt": "a *b* [c] \u201cd\u201d"}) == []
     assert check_rendered_citations(markdown, {"/x.txt": "a \\*b\\* [c] d"}) != []
     assert check_rendered_citations(markdown, {}) == ["no text for source [1] (/x.txt)"]
+
+
+# The final check on the rendered Markdown (enforce_quote_citations) ------------------------------------------
+
+SHARED = "Both sources agree that the library is stable."
+LOCATED = {
+    "/docs/good.md": f"{TEXTS['good']} {SHARED}",
+    "https://example.org/other": f"{TEXTS['other']}\n{SHARED}",
+}
+
+
+def _enforced(body: str, texts: dict[str, str] = LOCATED) -> tuple[str, AttributionCheck, list[str]]:
+    markdown = f"# T\n\n{body}\n\n## Sources\n\n[1] Good. `/docs/good.md`.\n\n[2] Other. <https://example.org/other>.\n"
+    calls: list[str] = []
+
+    def text(locator: str) -> str | None:
+        calls.append(locator)
+        return texts.get(locator)
+
+    repaired, check = enforce_quote_citations(markdown, text)
+    assert check_rendered_citations(repaired, texts) == []  # the repaired report passes the checker
+    assert len(calls) == len(set(calls))  # each source's text is read once
+    return repaired.split("## Sources")[0].removeprefix("# T").strip("\n"), check, calls
+
+
+def test_a_misattributed_quotation_loses_the_citation_and_keeps_the_right_one() -> None:
+    body, check, _ = _enforced("- \u201cslow on large inputs\u201d [1][2]")
+    assert body == "- \u201cslow on large inputs\u201d [2]"
+    assert (check.checked, check.removed, check.dropped) == (2, 1, 0)
+    assert check.reasons == ["[1] does not hold \u201cslow on large inputs\u201d"]
+
+
+def test_a_quotation_every_cited_source_holds_keeps_all_its_citations() -> None:
+    for marks in ("[1][2]", "[1] [2]", "[1, 2]"):
+        body, check, _ = _enforced(f"\u201c{SHARED}\u201d {marks} and \u201creleased in 2021\u201d [1].")
+        assert body == f"\u201c{SHARED}\u201d {marks} and \u201creleased in 2021\u201d [1]."  # untouched
+        assert (check.checked, check.removed) == (3, 0)
+
+
+def test_quotations_with_ellipses_are_checked_piece_by_piece() -> None:
+    kept = "- \u201cThe library was released \u2026 streaming responses\u201d [1]"
+    assert _enforced(kept)[0] == kept
+    assert _enforced("- \u201creleased in 2021 [\u2026] It supports streaming\u201d [1]")[1].removed == 0
+    assert _enforced("- \u201creleased in 2021 ... slow on large inputs\u201d [1][2]")[0] == ""  # in neither
+    out_of_order = _enforced("- \u201cstreaming responses \u2026 The library was released\u201d [1]")
+    assert out_of_order[1].removed == 1
+
+
+def test_both_quote_styles_in_statements_are_checked_and_marked_when_left_uncited() -> None:
+    body, check, _ = _enforced(
+        '1. Critics call it "slow on large inputs" [1][2] yet it is "stable" [1].\n'
+        "2. The docs say &#8220;It supports streaming responses&#8221; [2] and more [1][2]."
+    )
+    assert body == (
+        '1. Critics call it "slow on large inputs" [2] yet it is "stable" [1].\n'
+        "2. The docs say &#8220;It supports streaming responses&#8221; \\[unverified\\] and more [1][2]."
+    )
+    assert (check.removed, check.marked, check.dropped) == (2, 1, 0)
+
+
+def test_a_quoted_finding_left_without_citations_is_dropped_like_verify_report_drops_it() -> None:
+    body, check, _ = _enforced(
+        "## Summary\n\n\u201creleased in 2021\u201d [1] \u201cthe fastest library ever\u201d [1] \u201cslow on large"
+        " inputs\u201d [2]\n\n## Key findings\n\n1. \u201cthe fastest library ever\u201d [1][2]\n2. \u201cIt supports"
+        " streaming responses\u201d [1]"
+    )
+    assert body == (
+        "## Summary\n\n\u201creleased in 2021\u201d [1] \u201cslow on large inputs\u201d [2]\n\n## Key findings\n\n"
+        "2. \u201cIt supports streaming responses\u201d [1]"
+    )
+    assert (check.removed, check.dropped) == (3, 2)
+
+
+def test_a_conflict_left_with_one_side_goes_and_a_consensus_loses_only_the_wrong_citation() -> None:
+    body, check, _ = _enforced(
+        "## Consensus\n\n- \u201creleased in 2021\u201d [1]; similarly \u201cslow on large inputs\u201d [1][2]\n\n"
+        "## Conflicting evidence\n\n- **Speed**\n  - \u201cslow on large inputs\u201d [2]\n"
+        "  - \u201cthe fastest library ever\u201d [1]\n- **Kept**\n  - \u201creleased in 2021\u201d [1]\n"
+        "  - \u201cslow on large inputs\u201d [2]"
+    )
+    assert body == (
+        "## Consensus\n\n- \u201creleased in 2021\u201d [1]; similarly \u201cslow on large inputs\u201d [2]\n\n"
+        "## Conflicting evidence\n\n- **Kept**\n  - \u201creleased in 2021\u201d [1]\n"
+        "  - \u201cslow on large inputs\u201d [2]"
+    )
+    assert check.removed == 2
+
+
+def test_unknown_sources_missing_texts_and_listed_quotes() -> None:
+    body, check, _ = _enforced("- \u201creleased in 2021\u201d [1][3]", texts={"/docs/good.md": TEXTS["good"]})
+    assert body == "- \u201creleased in 2021\u201d [1]" and check.removed == 1  # [3] has no Sources entry
+    assert _enforced("- \u201creleased in 2021\u201d [1]", texts={})[0] == ""  # no text: nothing is proven
+
+    markdown = (
+        "# T\n\n- \u201creleased in 2021\u201d [1]\n\n## Sources\n\n[1] Good. `/docs/good.md`.\n"
+        "  - \u201creleased in 2021\u201d\n  - \u201cthe fastest library ever\u201d\n\n## About this report\n\n- x\n"
+    )
+    repaired, check = enforce_quote_citations(markdown, {"/docs/good.md": TEXTS["good"]}.get)
+    assert repaired == markdown.replace("  - \u201cthe fastest library ever\u201d\n", "")
+    assert (check.checked, check.removed, check.dropped) == (3, 1, 1)
+
+
+def test_escaped_brackets_and_inch_marks_are_not_citations_or_quotes() -> None:
+    texts = {"/docs/good.md": 'a 5" screen [1] or "more"', "https://example.org/other": "x"}
+    kept = '- A 5" screen \\[1\\] is "more" [1] than 7" ones [1][2].'
+    body, check, _ = _enforced(kept, texts)
+    assert body == kept and (check.checked, check.removed) == (1, 0)
+
+
+def test_a_verbatim_finding_cites_only_the_sources_that_hold_its_words() -> None:
+    shared = Finding(text="slow on large inputs", evidence_ids=["e3", "e1"], verbatim=True)
+    verified, summary = _verify(_report(key_findings=[shared]))
+    assert verified.key_findings == [shared.model_copy(update={"evidence_ids": ["e3"]})]
+    assert summary.misattributed == 1 and summary.removed == 0 and not summary.clean
+
+
+def test_a_consensus_keeps_its_agreeing_voices_and_needs_two() -> None:
+    lead = Finding(text="released in 2021", evidence_ids=["e1"], verbatim=True)
+    other = Finding(text="slow on large inputs", evidence_ids=["e3"], verbatim=True)
+    fake = Finding(text="the fastest library ever", evidence_ids=["fake"], verbatim=True)
+    consensus = [
+        lead.model_copy(update={"agreeing": [other, fake]}),
+        fake.model_copy(update={"agreeing": [other]}),
+    ]
+    verified, summary = _verify(_report(consensus=consensus))
+    assert verified.consensus == [lead.model_copy(update={"agreeing": [other]})]
+    assert any("consensus dropped" in reason for reason in summary.reasons)

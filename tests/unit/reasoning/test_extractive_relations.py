@@ -145,7 +145,8 @@ def test_the_report_cites_every_agreeing_source_and_both_sides_of_a_conflict() -
         ),
     ]
     report = write_report(QUESTION, analyze_question(QUESTION), PLAN, evidence, SOURCES, None, Embedder())
-    assert [f.evidence_ids for f in report.consensus] == [["E0", "E1"]]
-    assert report.consensus[0].text == OPENED
+    # each agreeing source is quoted in its own words and cited alone: S1 never says OPENED word for word
+    assert [[v.evidence_ids for v in (f, *f.agreeing)] for f in report.consensus] == [[["E0"], ["E1"]]]
+    assert [v.text for v in (report.consensus[0], *report.consensus[0].agreeing)] == [OPENED, OPENED_LONG]
     assert [sorted(i for f in c.sides for i in f.evidence_ids) for c in report.conflicts] == [["E2", "E3"]]
     assert "passengers" in report.conflicts[0].topic
