@@ -152,6 +152,7 @@ class Passage(Record):
     score: float = 0.0
     chunk_id: str = ""
     title: str = Field(default="", description="The source's title: context for sentences that do not repeat it.")
+    start: int = Field(default=-1, description="Where the text starts in its source's full text; -1 if unknown.")
 
 
 class Evidence(Record):
@@ -163,6 +164,10 @@ class Evidence(Record):
     source_id: str
     sub_question_id: str
     score: float = 0.0
+    answer: float | None = Field(
+        default=None,
+        description="How clearly the quote states what its sub-question asks for (0-1), when the reasoner judged it.",
+    )
 
 
 class Coverage(Record):
@@ -191,6 +196,11 @@ class Finding(Record):
     text: str
     evidence_ids: list[str]
     verbatim: bool = Field(default=False, description="True when `text` is a quote from the cited source.")
+    agreeing: list[Finding] = Field(
+        default_factory=list,
+        description="Consensus: findings from other sources that say the same, each quoting its own source and "
+        "citing only it (a quote is never cited to a source that does not contain it).",
+    )
 
 
 class ReportSection(Record):
@@ -208,6 +218,13 @@ class ResearchReport(Record):
 
     title: str
     question: str
+    answer: list[Finding] = Field(
+        default_factory=list,
+        description="The direct answer to a question that asks for one: quotations that state it, best first.",
+    )
+    answer_note: str = Field(
+        default="", description="Shown in place of the answer when the sources read do not state it."
+    )
     summary: list[Finding] = Field(default_factory=list)
     key_findings: list[Finding] = Field(default_factory=list)
     sections: list[ReportSection] = Field(default_factory=list)

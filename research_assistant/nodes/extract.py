@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
+from research_assistant.knowledge.passages import widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.schemas import Evidence, Passage, SourceStatus, SubQuestion
@@ -40,6 +41,7 @@ async def _extract_one(
     )
     if not passages:
         return []
+    passages = await asyncio.to_thread(widen_passages, passages, services.documents.text)
     found = await services.reasoner.extract(question, sub_question, passages, profile.evidence_per_sub_question)
     return [item for item in found if _quoted_from(item, passages)]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from research_assistant.knowledge.text import words
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
-from research_assistant.reasoning.extractive.sentences import Sentence, is_informative, split_sentences
+from research_assistant.reasoning.extractive.sentences import Sentence, is_informative, looks_like_code, split_sentences
 from research_assistant.schemas import Passage
 
 _SIGNATURE = re.compile(r"^@?(?:class\s+)?[A-Za-z_][\w.]*\([^()]{0,80}\)(?:\s*->\s*[\w.\[\], ]+)?:?$")
@@ -37,10 +37,20 @@ class Candidate:
     its glossary definition): what the sentence is about when it does not say so itself."""
     lead: bool = False
     """Whether it is the first sentence under that heading: where a term's definition stands."""
+    split: int = 0
+    """For a span of two sentences or a lead-in with its list: where the second part starts (0 otherwise)."""
+    row: bool = False
+    """A table row: its heading holds the table's header row, which says what each cell is."""
 
 
 def candidates(passages: list[Passage]) -> list[Candidate]:
-    """Informative sentences of every passage, skipping fragments cut off at a chunk's edges."""
+    """Informative sentences of every passage, skipping fragments cut off at a chunk's edges.
+
+    Beside each sentence: the sentence with the one after it in the same paragraph (documentation often
+    names the thing in one sentence and gives its value in the next: 'Sets the maximum number of
+    connections. The default is 100.'), a lead-in ending in a colon with the list items under it, and
+    every table row, read with the table's header row as its heading.
+    """
     found: list[Candidate] = []
     for index, passage in enumerate(passages):
         text = passage.text
@@ -48,8 +58,37 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
         body_start = len(text) - len(text.lstrip())
         body_end = len(text.rstrip())
         heading, lead = "", False
+        header_row = ""
         for position, sentence in enumerate(sentences):
-            if _is_heading(sentence, sentences[position + 1] if position + 1 < len(sentences) else None):
+            following = sentences[position + 1] if position + 1 < len(sentences) else None
+            if _is_row(sentence.text):
+                previous = sentences[position - 1] if position else None
+                if previous is None or not _is_row(previous.text):
+                    header_row = sentence.text
+                elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
+                    found.append(
+                        Candidate(
+                            index,
+                            sentence.start,
+                            sentence.end,
+                            sentence.text,
+                            sentence.text,
+                            f"{heading} {header_row}".strip(),
+                            True,
+                            row=True,
+                        )
+                    )
+                continue
+            if lead and _TERM.match(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
+                # A definition-list entry: the term line and its short description ('%ar' / 'author date,
+                # relative'), quoted together since the description alone does not say what it describes.
+                start = sentences[position - 1].start
+                found.append(
+                    Candidate(index, start, sentence.end, text[start : sentence.end], sentence.text, heading, True)
+                )
+                lead = False
+                continue
+            if _is_heading(sentence, following):
                 heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
                 continue
             if not is_informative(sentence.text):
@@ -62,12 +101,70 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
             found.append(
                 Candidate(index, start, sentence.end, text[start : sentence.end], sentence.text, heading, lead)
             )
+            for end in _extensions(text, sentences, position, body_end):
+                # A list is read by its lead-in; two or three sentences by all of them.
+                focal = sentence.text if sentence.text.endswith(":") else text[sentence.start : end]
+                found.append(Candidate(index, start, end, text[start:end], focal, heading, lead, split=sentence.end))
             lead = False
     return found
 
 
+_PAIR_MAX_CHARS = 520
+_LIST_MAX_CHARS = 700
+_ITEM_MAX_CHARS = 250
+_ROW = re.compile(r"\S \| \S")
+
+
+def _is_row(text: str) -> bool:
+    """A table row as the HTML extractor writes it: cells joined by ' | ', on one line."""
+    return bool(_ROW.search(text)) and "\n" not in text and len(text) <= 400
+
+
+_ENTRY_MAX_CHARS = 160
+_TERM = re.compile(r"^(?:[%$@.\-]{0,2}[\w.:/<>=\[\]-]+(?:\(\))?|[\w.-]+\(.*\))$")
+"""A term line of a definition list: one token, often code ('%ar', '--depth=<n>', 'core.compression')."""
+
+
+def _is_entry(text: str) -> bool:
+    """A short description under a term line, as in definition lists ('%ar' / 'author date, relative'):
+    not a sentence, but the whole of what the documentation says about the term."""
+    return len(text) <= _ENTRY_MAX_CHARS and len(words(text)) >= 2 and not looks_like_code(text) and "|" not in text
+
+
+def _extensions(text: str, sentences: list[Sentence], position: int, body_end: int) -> list[int]:
+    """Where the longer spans that start with sentence `position` end: with the next one or two sentences
+    of the same paragraph, or with the items of a list that the sentence introduces with a colon."""
+    sentence = sentences[position]
+    rest = sentences[position + 1 :]
+    if sentence.text.rstrip().endswith(":"):
+        end, segment, item_start = sentence.end, sentence.segment, sentence.start
+        for item in rest:
+            if item.end - sentence.start > _LIST_MAX_CHARS or text[end : item.start].count("\n") > 2:
+                break
+            if item.segment != segment:
+                segment, item_start = item.segment, item.start
+            elif segment == sentence.segment:
+                break  # the lead-in's paragraph goes on: no list follows
+            if item.end - item_start > _ITEM_MAX_CHARS:
+                break  # a long paragraph: prose again, the list has ended
+            if item.end == body_end and not _ENDS.search(item.text) and len(item.text) > 60:
+                break  # cut off at the chunk's edge
+            end = item.end
+        return [end] if end > sentence.end else []
+    ends: list[int] = []
+    for following in rest[:2]:
+        if following.segment != sentence.segment or following.end - sentence.start > _PAIR_MAX_CHARS:
+            break
+        if following.end == body_end and not _ENDS.search(following.text):
+            break
+        if len(words(following.text)) < 3 or looks_like_code(following.text):
+            break
+        ends.append(following.end)
+    return ends
+
+
 _HEADING_MAX_WORDS = 10
-_HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?[A-Za-z_@]")
+_HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
 """'3.3.2.4. ' before a heading's words."""
 
@@ -79,7 +176,7 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     text = sentence.text.strip()
     if not _HEADING_START.match(text):
         return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
-    return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,]$", text)
+    return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,:]$", text)
 
 
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:

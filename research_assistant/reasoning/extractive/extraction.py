@@ -39,7 +39,8 @@ def extract_evidence(
     if limit <= 0 or not passages:
         return []
     found = candidates(passages)
-    scores = score_candidates(question, sub_question, passages, found, embedder)
+    scored = score_candidates(question, sub_question, passages, found, embedder)
+    scores = [relevance for relevance, _ in scored]
     pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     per_source: dict[str, int] = {}
@@ -73,7 +74,8 @@ def extract_evidence(
                 quote=candidate.quote,
                 source_id=source_id,
                 sub_question_id=sub_question.id,
-                score=scores[i],
+                score=round(min(1.0, scores[i]), 4),
+                answer=round(scored[i][1], 4),
             )
         )
     return evidence

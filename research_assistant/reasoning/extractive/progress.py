@@ -1,21 +1,16 @@
 """Progress assessment: coverage per sub-question, a 0-100 confidence, gaps and new queries.
 
-Confidence = coverage (40) + source reliability (30) + recency (15) + consistency (15):
-
-- coverage: the priority-weighted mean of the sub-questions' coverage scores;
-- reliability: 0.4 x the share of attempted sources that were read (not failed)
-  + 0.6 x distinct cited sources / `plan.min_sources` (capped at 1);
-- recency: offline documents carry no trustworthy dates, so a question that does
-  not need recent information gets the full 15; one that does gets 7.5, plus up
-  to 7.5 for the share of cited sources that have a publication date;
-- consistency: 15, minus 5 per detected conflict between sources.
-
-Recency and consistency count only once there is evidence.
+Coverage per sub-question comes from its evidence: enough items, one of them strongly relevant, from
+enough sources; the question's own sub-question counts as covered only when, for a question that asks
+for a value, a quote states it. Confidence is the shared `reasoning.confidence.confidence_score`.
 """
 
 from __future__ import annotations
 
+from datetime import date
+
 from research_assistant.knowledge.text import normalize_query
+from research_assistant.reasoning.confidence import confidence_score, value_found
 from research_assistant.reasoning.extractive.analysis import cached_analysis
 from research_assistant.reasoning.extractive.reformulation import gap_queries
 from research_assistant.reasoning.extractive.relations import find_conflicts
@@ -28,7 +23,6 @@ from research_assistant.schemas import (
     ResearchPlan,
     SearchQuery,
     SourceRecord,
-    SourceStatus,
 )
 
 QUERIES_PER_GAP = 2
@@ -53,11 +47,13 @@ def distinct_claims(items: list[Evidence]) -> list[Evidence]:
     return list(best.values())
 
 
-def coverage_of(plan: ResearchPlan, evidence: list[Evidence]) -> list[Coverage]:
-    """How well each sub-question is answered: covered with enough items, one of them strong."""
+def coverage_of(plan: ResearchPlan, evidence: list[Evidence], question: str = "") -> list[Coverage]:
+    """How well each sub-question is answered: covered with enough items, one of them strong, and, for
+    the question itself, its asked-for value among the quotes when it asks for one."""
     needed = plan.min_evidence_per_question
+    missing_value = value_found(question, plan, evidence) is False if question else False
     result = []
-    for sub_question in plan.sub_questions:
+    for number, sub_question in enumerate(plan.sub_questions):
         items = [e for e in evidence if e.sub_question_id == sub_question.id]
         sources = len(dict.fromkeys(e.source_id for e in items))
         best = max((e.score for e in items), default=0.0)
@@ -66,45 +62,17 @@ def coverage_of(plan: ResearchPlan, evidence: list[Evidence]) -> list[Coverage]:
             + 0.25 * min(1.0, best / STRONG_RELEVANCE)
             + 0.25 * min(1.0, sources / min(2, needed))
         )
+        unanswered = number == 0 and missing_value
         result.append(
             Coverage(
                 sub_question_id=sub_question.id,
                 evidence_count=len(items),
                 source_count=sources,
-                score=round(min(1.0, score), 4),
-                covered=len(items) >= needed and best >= STRONG_RELEVANCE,
+                score=round(min(1.0, score) * (0.5 if unanswered else 1.0), 4),
+                covered=len(items) >= needed and best >= STRONG_RELEVANCE and not unanswered,
             )
         )
     return result
-
-
-def confidence_of(
-    plan: ResearchPlan,
-    coverage: list[Coverage],
-    evidence: list[Evidence],
-    sources: list[SourceRecord],
-    needs_recent: bool,
-    conflicts: int,
-) -> float:
-    weights = [6 - sq.priority for sq in plan.sub_questions]
-    coverage_part = sum(w * c.score for w, c in zip(weights, coverage, strict=True)) / max(sum(weights), 1)
-    read = sum(s.status is SourceStatus.READ for s in sources)
-    failed = sum(s.status is SourceStatus.FAILED for s in sources)
-    read_share = read / (read + failed) if read + failed else 0.0
-    cited = list(dict.fromkeys(e.source_id for e in evidence))
-    reliability = 0.4 * read_share + 0.6 * min(1.0, len(cited) / plan.min_sources)
-    if not evidence:
-        recency, consistency = 0.0, 0.0
-    elif needs_recent:
-        by_id = {s.id: s for s in sources}
-        dated = sum(1 for source_id in cited if source_id in by_id and by_id[source_id].published)
-        recency = 7.5 + 7.5 * dated / len(cited)
-        consistency = max(0.0, 15.0 - 5.0 * conflicts)
-    else:
-        recency = 15.0
-        consistency = max(0.0, 15.0 - 5.0 * conflicts)
-    total = 40.0 * coverage_part + 30.0 * reliability + recency + consistency
-    return round(min(100.0, max(0.0, total)), 1)
 
 
 def assess_progress(
@@ -119,9 +87,18 @@ def assess_progress(
     """Coverage, confidence, gaps and, for the gaps, queries that were never run."""
     analysis = cached_analysis(question)
     items = unique_evidence(evidence)
-    coverage = coverage_of(plan, items)
+    coverage = coverage_of(plan, items, question)
     conflicts = find_conflicts(distinct_claims(items), embedder, question)
-    confidence = confidence_of(plan, coverage, items, sources, analysis.needs_recent, len(conflicts))
+    confidence = confidence_score(
+        question,
+        plan,
+        coverage,
+        items,
+        {s.id: s for s in sources},
+        conflicts=len(conflicts),
+        needs_recent=analysis.needs_recent,
+        today=date.today(),
+    )
     gaps = [c.sub_question_id for c in coverage if not c.covered]
     blocked = {normalize_query(q) for q in search_history}
     new_queries: list[SearchQuery] = []

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research_assistant.knowledge.text import content_terms, words
+from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate
 from research_assistant.reasoning.extractive.query import Concept, build_query
@@ -49,6 +50,16 @@ MISSING_SHAPE_FIT = 0.8
 VERSION_NOTE = re.compile(r"^(?:changed|new|added|deprecated|removed) (?:in|since) version\b", re.IGNORECASE)
 VERSION_NOTE_FIT = 0.6
 """'Changed in version 3.7: ...' notes in reference documentation record history; they rarely answer."""
+ANSWER_WEIGHT = 0.3
+"""How much holding the asked-for thing adds to a span's raw relevance."""
+NO_VALUE_FIT = 0.7
+"""A question that asks for a value is not answered by a span without one."""
+EXTENSION_FIT = 0.75
+"""A two-sentence span (or a lead-in with its list) that holds no more of the answer than its first part."""
+SHAPED_ANSWERS = {"definition": 0.2, "comparison": 0.16, "procedure": 0.16}
+"""`shape_bonus` at which a span answers these kinds outright: a definition of the subject (a glossary or API
+entry, '<subject> is a ...'). A contrast naming both sides (0.12) or an instruction with its command (0.12)
+reach three quarters: their form alone does not prove they answer."""
 STRONG_RELEVANCE = 0.4
 """At or above this a sentence answers its sub-question well; progress counts such items."""
 
@@ -73,12 +84,21 @@ class Features:
     bonus: float
     length: float
     shape_fit: float = 1.0
-    """Below 1 when the question asks for a figure or a date and the sentence has none."""
+    """Below 1 when the question asks for a value (a figure, a default, a date, an expansion) and the span has
+    none, or when a two-sentence span adds nothing its parts lack."""
+    answer: float = 0.0
+    """How clearly the span holds what the sub-question asks for (see `reasoning.answers`)."""
 
     @property
     def raw(self) -> float:
         base = 0.45 * self.bm25 + 0.20 * self.cosine + 0.10 * self.prior + 0.15 * self.concepts + 0.10 * self.focus
+        base += ANSWER_WEIGHT * self.answer
         return (base + self.bonus) * self.length * self.shape_fit * (0.4 + 0.6 * self.concepts)
+
+    @property
+    def rank(self) -> float:
+        """The relevance before it is capped at 1: candidates that all reach 1 still rank apart."""
+        return self.raw / SCORE_SCALE
 
     @property
     def total(self) -> float:
@@ -148,6 +168,9 @@ def candidate_features(
 ) -> list[Features | None]:
     """The relevance features of every candidate; None for those that may never be evidence."""
     query = build_query(question, sub_question)
+    asked = asked_for(sub_question.text)
+    literals = question_literals(sub_question.text)
+    names = question_names(sub_question.text)
     query_vector = embedder.vector(query.text)
     terms = [with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
@@ -179,9 +202,16 @@ def candidate_features(
         opening = set(content_terms(" ".join(words(candidate.focal)[:8])))
         defined = candidate.heading if candidate.lead else ""
         shape = shape_bonus(query.kind, candidate.quote, question, query.subject, present, defined)
+        # A table row is read with its header row ('Item | Upper Limit' over 'field size | 1 GB').
+        answered = f"{candidate.heading}\n{candidate.quote}" if candidate.row else candidate.quote
+        answer = answer_strength(asked, answered, sub_question.text)
+        keyed = key_fit(names, candidate)
+        if query.kind in SHAPED_ANSWERS and asked.kind in (None, query.kind):  # `shape_bonus` knows the subject
+            answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(
             Features(
+                answer=answer,
                 bm25=index.normalized(query.expanded, i, query.core),
                 cosine=min(1.0, max(0.0, cosine) / 0.5),
                 prior=prior[candidate.passage_index],
@@ -189,13 +219,87 @@ def candidate_features(
                     query.concepts, present, rarity.__getitem__, contexts[candidate.passage_index]
                 ),
                 focus=max((index.idf(t) for t in query.subject if t in opening), default=0.0) / top_idf,
-                bonus=shape + phrases + entity_bonus(query.entities, candidate.quote),
+                bonus=shape
+                + phrases
+                + entity_bonus(query.entities, candidate.quote)
+                + literal_bonus(literals, candidate.quote)
+                + keyed[0],
                 length=length_factor(candidate.focal),
-                shape_fit=(MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0)
+                shape_fit=_answer_fit(asked, answer, candidate, sub_question.text, literals)
+                * keyed[1]
+                * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0)
                 * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0),
             )
         )
     return features
+
+
+_LITERAL = re.compile(r"""(?<!\w)['"`‘“]([^'"`’”\s][^'"`’”]{0,30})['"`’”](?!\w)""")
+LITERAL_BONUS = 0.15
+"""For a span that holds a literal the question quotes ('the 'x' mode'): too short to be a search term, it
+is still what the question is about."""
+
+
+def question_literals(question: str) -> list[str]:
+    """The quoted literals of a question: 'x', "utf-8", `mode`."""
+    return [m.group(1) for m in _LITERAL.finditer(question)]
+
+
+def literal_bonus(literals: list[str], quote: str) -> float:
+    found = {m.group(1) for m in _LITERAL.finditer(quote)}
+    return LITERAL_BONUS if any(literal in found for literal in literals) else 0.0
+
+
+_TOKEN = re.compile(r"[%$@\-]*[\w][\w.:/<>=\[\]()*-]*")
+KEY_BONUS = 0.25
+OTHER_KEY_FIT = 0.6
+"""For a table row whose first cell, or a definition-list entry whose term, is a name the question uses:
+the row or entry is about exactly what was asked ('h | short | integer | 2' for the 'h' format character,
+'%ar' / 'author date, relative' for the %ar placeholder)."""
+
+
+def question_names(question: str) -> set[str]:
+    """The literals and code-like tokens of a question: what a table row or a term line may be keyed by."""
+    names = set(question_literals(question))
+    for token in _TOKEN.findall(question):
+        token = token.strip(".:")
+        if len(token) >= 2 and (not token.isalpha() or token.isupper() or token[0] in "%$-"):
+            names.add(token)
+    return names
+
+
+def row_key(candidate: Candidate) -> str | None:
+    """What a table row or a definition-list entry is keyed by: its first cell, or its term line."""
+    if candidate.row:
+        key = candidate.quote.split(" | ", 1)[0]
+    elif candidate.lead and candidate.heading and candidate.quote.startswith(candidate.heading):
+        key = candidate.heading
+    else:
+        return None
+    return key.strip().strip("'\"`‘’“” ")
+
+
+def key_fit(names: set[str], candidate: Candidate) -> tuple[float, float]:
+    """(bonus, factor) for a row or entry: `KEY_BONUS` when its key is a name the question uses, and
+    `OTHER_KEY_FIT` when the question names something and the row is keyed by something else."""
+    key = row_key(candidate)
+    if key is None or not names:
+        return 0.0, 1.0
+    if key in names or key.rstrip("()") in names or f"{key}()" in names:
+        return KEY_BONUS, 1.0
+    return 0.0, OTHER_KEY_FIT
+
+
+def _answer_fit(asked: Asked, answer: float, candidate: Candidate, question: str, literals: list[str]) -> float:
+    """The factor for what the span holds of the answer: less for a value question answered by no value, and
+    less for a longer span whose first part alone holds as much (of the answer and of the quoted literals)."""
+    fit = NO_VALUE_FIT if asked.wants_value and answer == 0.0 else 1.0
+    if candidate.split:
+        first = candidate.quote[: candidate.split - candidate.start]
+        whole = (answer, literal_bonus(literals, candidate.quote))
+        if whole <= (answer_strength(asked, first, question), literal_bonus(literals, first)):
+            fit *= EXTENSION_FIT
+    return fit
 
 
 def score_candidates(
@@ -204,7 +308,8 @@ def score_candidates(
     passages: list[Passage],
     found: list[Candidate],
     embedder: Embedder,
-) -> list[float]:
-    """Relevance of every candidate to the sub-question, 0..1; 0.0 for those that may never be evidence."""
+) -> list[tuple[float, float]]:
+    """(relevance, answer strength) of every candidate for the sub-question; relevance uncapped (see
+    `Features.rank`), (0.0, 0.0) for those that may never be evidence."""
     features = candidate_features(question, sub_question, passages, found, embedder)
-    return [f.total if f is not None else 0.0 for f in features]
+    return [(f.rank, f.answer) if f is not None else (0.0, 0.0) for f in features]

@@ -184,10 +184,14 @@ def has_verb(tokens: list[str]) -> bool:
     return any(len(t) > 3 and t.isalpha() and _VERB_SUFFIX.search(t) for t in tokens[1:])
 
 
+_IDENTIFIER_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)|_")
+"""Names written in prose ('its __hash__() method', 'sys.setrecursionlimit()'): not a sign of code."""
+
+
 def looks_like_code(sentence: str) -> bool:
     if _CODE_START.match(sentence):
         return True
-    nonspace = [c for c in sentence if not c.isspace()]
+    nonspace = [c for c in _IDENTIFIER_CALL.sub("x", sentence) if not c.isspace()]
     return bool(nonspace) and sum(c in _CODE_SYMBOLS for c in nonspace) > 0.1 * len(nonspace)
 
 

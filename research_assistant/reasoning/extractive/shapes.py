@@ -15,12 +15,17 @@ _CONTRAST = re.compile(
 )
 _WHAT_IS = re.compile(r"^(?:what|who) (?:is|are|was|were) (?:a |an |the )?(.+?)[?.!]*$", re.IGNORECASE)
 _WHAT_DOES = re.compile(
-    r"^what (?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return)\b"
+    r"^what (?:does|do) it mean (?:for .+? )?to (?:be |have )?(?:a |an |the )?(.+?)[?.!]*$"
+    r"|^(?:in .+?, )?what is meant by (?:a |an |the )?(.+?)[?.!]*$"
+    r"|^what (?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
     r"|^what (?:is|are) (?:a |an |the )?(.+?) used for",
     re.IGNORECASE,
 )
 _CATEGORY_WORDS = frozenset(
-    content_terms("function method module class keyword operator statement command option parameter attribute")
+    content_terms(
+        "function method module class keyword operator statement command option parameter attribute placeholder "
+        "directive specifier variable setting flag field column code pragma character"
+    )
 )
 _SIGNATURE_LINE = re.compile(r"^@?[A-Za-z_][\w.]*\([^()\n]*\)[^\n]*\n")
 _INSTRUCTION = re.compile(
@@ -32,6 +37,7 @@ _CODE_TOKEN = re.compile(r"\b[A-Za-z_][\w.]*\(\w*\)|`[^`]+`|\b\w+\.\w+\.\w+\b|--
 
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z][\w-]*)", re.IGNORECASE)
+_TITLE_CASE = re.compile(r"^(?:[A-Z][\w'-]*\s+)+[A-Z][\w'-]*$")
 
 
 _LABEL = re.compile(r"\b([A-Z][\w-]*)\s+\d+(?:\.\d+)*\b")
@@ -99,7 +105,10 @@ def shape_bonus(
         if signature and _names_subject(terms_of(signature.group()), subject_terms):
             return 0.2  # an API entry: the signature line, then what it does
         if defined_heading and _names_subject(terms_of(defined_heading), subject_terms, exact=True):
-            return 0.2  # a glossary or definition-list entry: the term, then its definition
+            # A glossary or definition-list entry: the term, then its definition. A section heading in title
+            # case ('Type Affinity') often opens with background instead, unless it names its subject.
+            section = _TITLE_CASE.match(defined_heading) and not set(subject_terms) & set(terms_of(quote))
+            return 0.1 if section else 0.2
         return defines(quote, subject_terms)
     return 0.0
 

@@ -25,6 +25,9 @@ _DEFINING = re.compile(
 )
 
 
+_THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
+
+
 def collapse(text: str) -> str:
     """Whitespace collapsed to single spaces, ends stripped."""
     return _SPACE.sub(" ", text).strip()
@@ -85,11 +88,13 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     match = _DEFINING.search(sentence)
     if match is None or len(words(sentence[: match.start()])) > 12:
         return 0.0
+    strong = match.group(1) is not None
     for part in sentence[: match.start()].split(","):
         head = content_terms(part)
         if head and (head[-1] in subject_terms or all(t in subject_terms for t in head)):
-            strong = match.group(1) is not None
             return 0.2 if strong else 0.1
+        if subject_terms and all(t in head for t in subject_terms):
+            return 0.2 if strong or _THE.match(sentence[match.end() :]) else 0.1  # 'The X of a Y is the ...'
     return 0.0
 
 

@@ -1,19 +1,22 @@
 """The extractive report: quoted findings chosen for relevance and diversity, with consensus, conflicts and gaps.
 
-Every finding is a verbatim evidence claim that cites its own evidence id (a
-consensus finding also cites the items that agree with it). The only text not
-taken from evidence is the title, the section headings (the sub-questions),
-the gaps and the caveats. The summary holds the direct answers: the strong items
-of the question's own sub-question and of each part of a compound question
-('How does Python manage memory?'), the best of each part first; the key
-findings lead with them.
+Every finding is a verbatim evidence claim that cites its own evidence id (a consensus finding quotes
+each agreeing item after it, each cited on its own). The only text not taken from evidence is the title,
+the section headings (the sub-questions), the gaps, the caveats and the note that says a direct answer
+was not found. A question that asks for something recognisable (a default, a limit, a figure, an
+expansion, a definition, a yes or no, a list) opens with its answer: the best quote that states it, or
+that note. The summary then holds the other direct answers: the strong items of the question's own
+sub-question and of each part of a compound question ('Aspect: manage memory (Python)'), the best of
+each part first; the key findings lead with them.
 """
 
 from __future__ import annotations
 
 from research_assistant.knowledge.text import normalize_query
+from research_assistant.reasoning.answers import answer_strength, asked_for
+from research_assistant.reasoning.confidence import ANSWER_FOUND
+from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
-from research_assistant.reasoning.extractive.question_parse import parse_question
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
 from research_assistant.reasoning.extractive.signals import collapse
@@ -44,6 +47,13 @@ OFFLINE_CAVEAT = "Offline extractive mode: findings are quoted from the sources,
 
 def _finding(item: Evidence) -> Finding:
     return Finding(text=item.claim, evidence_ids=[item.id], verbatim=True)
+
+
+def _agreement(items: list[Evidence]) -> Finding:
+    """A consensus statement: the first item's quote, then each agreeing item's own quote, each citing only
+    its own evidence, so no source is cited for words another source wrote."""
+    lead, *others = items
+    return _finding(lead).model_copy(update={"agreeing": [_finding(e) for e in others]})
 
 
 def title_for(question: str) -> str:
@@ -83,8 +93,7 @@ def _sections(plan: ResearchPlan, items: list[Evidence], embedder: Embedder) -> 
 def direct_sub_questions(question: str, plan: ResearchPlan) -> list[str]:
     """Ids of the sub-questions that ask the question itself: the first, and one per part of a compound
     question ('How does Python manage memory?' for '... manage memory and reclaim reference cycles?')."""
-    parsed = parse_question(question)
-    parts = {normalize_query(text) for text in parsed.sub_questions()} if parsed else set()
+    parts = {normalize_query(part.text) for part in question_parts(question)}
     ids = [sq.id for sq in plan.sub_questions[1:] if normalize_query(sq.text) in parts]
     return [plan.sub_questions[0].id, *ids] if plan.sub_questions else []
 
@@ -126,6 +135,37 @@ def _summary(key: list[tuple[Evidence, float]], direct_ids: list[str], size: int
         if any(e.sub_question_id == i for e in direct)
     ]
     return ([*leads, *(e for e in direct if e not in leads)] or [e for e, _ in ranked][:1])[:size]
+
+
+ANSWERED_KINDS = frozenset({"default", "limit", "range", "number", "date", "expansion", "definition", "yesno", "list"})
+"""Kinds of question whose report opens with a direct answer."""
+NOT_FOUND_NOTE = (
+    "None of the sources read states this directly. The passages below are the closest found; "
+    "check them before relying on them."
+)
+
+
+def direct_answer(
+    question: str, plan: ResearchPlan, items: list[Evidence], *, values_only: bool = False
+) -> tuple[list[Evidence], str]:
+    """The quotation that answers the question, and a note when none does.
+
+    For a question that asks for a value (a default, a limit, a figure, an expansion), the best-scored
+    quote for the question itself that states a value of that kind, or, when no quote does, a note that
+    says so. For a definition, a yes-or-no or a list question, the best quote for the question itself.
+    Other questions (explanations, comparisons) get no separate answer: their summary is the answer.
+    With `values_only`, only value questions get one (for evidence whose scores are not relevances).
+    """
+    asked = asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
+    if asked.kind not in ANSWERED_KINDS or (values_only and not asked.wants_value):
+        return [], ""
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    own = sorted((e for e in items if e.sub_question_id == first), key=lambda e: (-e.score, e.id))
+    if asked.wants_value:
+        stating = [e for e in own if answer_strength(asked, e.quote, question) >= ANSWER_FOUND]
+        return (stating[:1], "") if stating else ([], NOT_FOUND_NOTE)
+    strong = [e for e in own if e.score >= STRONG_RELEVANCE]
+    return (strong[:1], "") if strong else ([], NOT_FOUND_NOTE)
 
 
 def _gaps(plan: ResearchPlan, coverage: list[Coverage]) -> list[str]:
@@ -195,6 +235,8 @@ def write_report(
     key = _key_findings(question, plan, items, embedder, count)
     summary_size = 2 if analysis.intent is Intent.QUICK_ANSWER else 3
     summary = _summary(key, direct_sub_questions(question, plan), summary_size)  # key findings lead with it
+    answer, answer_note = direct_answer(question, plan, items)
+    summary = [e for e in summary if e.id not in {a.id for a in answer}]  # the answer is not said twice
     pool = distinct_claims(items)
     disagreements = find_conflicts(pool, embedder, question)
     in_conflict = frozenset(i for d in disagreements for i in (d.first, d.second))
@@ -202,11 +244,13 @@ def write_report(
         Conflict(topic=d.topic, sides=[_finding(pool[d.first]), _finding(pool[d.second])]) for d in disagreements
     ]
     groups = find_consensus(pool, embedder, question, exclude=in_conflict)[:MAX_CONSENSUS]
-    consensus = [Finding(text=pool[g[0]].claim, evidence_ids=[pool[i].id for i in g], verbatim=True) for g in groups]
-    coverage = coverage_of(plan, items)  # of the evidence this report actually uses
+    consensus = [_agreement([pool[i] for i in g]) for g in groups]
+    coverage = coverage_of(plan, items, question)  # of the evidence this report actually uses
     return ResearchReport(
         title=title_for(question),
         question=question,
+        answer=[_finding(e) for e in answer],
+        answer_note=answer_note,
         summary=[_finding(e) for e in summary],
         key_findings=[_finding(e) for e in [*summary, *(e for e, _ in key if e not in summary)]],
         sections=sections,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
+from research_assistant.reasoning.extractive.scoring import KEY_BONUS, key_fit, question_names
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, SubQuestion
 
@@ -60,6 +62,7 @@ TCP_UDP = Passage(
     ),
 )
 QUESTION = "What is the default recursion limit in Python?"
+WHY = "Why does Python limit the depth of recursion?"
 
 
 def extract(question: str, sub_question: str, passages: list[Passage], limit: int = 3) -> list:
@@ -92,12 +95,12 @@ def test_unrelated_text_is_never_evidence() -> None:
 
 
 def test_limit_and_stable_unique_ids() -> None:
-    first = extract(QUESTION, QUESTION, [SYS_DOCS, BLOG, WIKI], limit=2)
-    again = extract(QUESTION, QUESTION, [SYS_DOCS, BLOG, WIKI], limit=2)
+    first = extract(WHY, WHY, [SYS_DOCS, BLOG, WIKI], limit=2)
+    again = extract(WHY, WHY, [SYS_DOCS, BLOG, WIKI], limit=2)
     assert len(first) == 2
     assert first == again
-    assert len({e.id for e in extract(QUESTION, QUESTION, [SYS_DOCS, BLOG, WIKI], limit=10)}) == len(
-        extract(QUESTION, QUESTION, [SYS_DOCS, BLOG, WIKI], limit=10)
+    assert len({e.id for e in extract(WHY, WHY, [SYS_DOCS, BLOG, WIKI], limit=10)}) == len(
+        extract(WHY, WHY, [SYS_DOCS, BLOG, WIKI], limit=10)
     )
 
 
@@ -108,8 +111,14 @@ def test_the_same_sentence_in_overlapping_chunks_is_quoted_once() -> None:
 
 
 def test_sources_are_varied_when_they_are_about_as_relevant() -> None:
-    evidence = extract(QUESTION, QUESTION, [SYS_DOCS, BLOG], limit=2)
+    question = "What does the recursion limit protect against in Python?"
+    evidence = extract(question, question, [SYS_DOCS, BLOG], limit=2)
     assert {e.source_id for e in evidence} == {"S-sys", "S-blog"}
+
+
+def test_a_value_question_prefers_the_sentence_with_the_value_over_closer_wording() -> None:
+    evidence = extract(QUESTION, QUESTION, [SYS_DOCS, BLOG], limit=2)
+    assert "1000" in evidence[0].quote
 
 
 def test_a_definition_answers_what_is() -> None:
@@ -127,7 +136,7 @@ def test_a_pronoun_sentence_keeps_the_sentence_it_refers_to() -> None:
     )
     quotes = [e.quote for e in evidence if "It can be set by setrecursionlimit()." in e.quote]
     assert quotes, "the sentence naming the setter is evidence"
-    assert quotes[0].startswith("This limit prevents infinite recursion")
+    assert "This limit prevents infinite recursion" in quotes[0]  # never the bare 'It can be set ...'
     assert quotes[0] in SYS_DOCS.text
 
 
@@ -150,3 +159,110 @@ def test_an_api_description_keeps_its_signature_line() -> None:
 def test_no_passages_or_no_room_gives_no_evidence() -> None:
     assert extract(QUESTION, QUESTION, []) == []
     assert extract(QUESTION, QUESTION, [BLOG], limit=0) == []
+
+
+def _best(question: str, text: str, title: str = "Server settings") -> str:
+    passages = [Passage(source_id="s1", text=text, title=title)]
+    found = extract_evidence(question, SubQuestion(id="q1", text=question), passages, 1, Embedder())
+    assert found, "no evidence"
+    return found[0].quote
+
+
+SETTINGS_PAGE = (
+    "Connections\n\n"
+    "The server accepts connections over TCP and over a local socket. Each connection is served by its own "
+    "worker process.\n\n"
+    "Determines the maximum number of concurrent connections to the database server. The default is "
+    "typically 100 connections, but might be less if your kernel settings will not support it.\n\n"
+    "Raising the limit costs shared memory for every extra connection slot."
+)
+
+
+def test_the_neighbour_that_states_the_value_is_quoted_with_the_sentence_it_completes() -> None:
+    quote = _best("What is the default maximum number of concurrent connections?", SETTINGS_PAGE)
+    assert "The default is typically 100 connections" in quote
+    assert quote in SETTINGS_PAGE
+
+
+GLOSSARY = (
+    "Glossary\n\n"
+    "TOAST\n\n"
+    "TOAST is short for The Oversized-Attribute Storage Technique; it stores large field values out of line.\n\n"
+    "History\n\n"
+    "By 1996, it became clear that the name would not stand the test of time, so the project was renamed."
+)
+
+
+def test_an_acronym_question_quotes_the_expansion_not_a_sentence_sharing_a_word() -> None:
+    quote = _best("What does TOAST stand for?", GLOSSARY, title="Glossary")
+    assert "The Oversized-Attribute Storage Technique" in quote
+
+
+LIMITS_TABLE = (
+    "Limits\n\n"
+    "The following table lists the limits of the storage engine.\n\n"
+    "Item | Upper Limit | Comment\n\n"
+    "database size | unlimited |\n\n"
+    "field size | 1 GB |\n\n"
+    "columns per table | 1600 | further limited by tuple size"
+)
+
+
+def test_an_answer_in_a_table_row_is_quoted_as_the_row() -> None:
+    quote = _best("What is the maximum field size?", LIMITS_TABLE, title="Appendix K. Limits")
+    assert quote == "field size | 1 GB |"
+
+
+LISTED = (
+    "Data types\n\n"
+    "Each value stored in the database has one of the following storage classes:\n\n"
+    "NULL. The value is a NULL value.\n\n"
+    "INTEGER. The value is a signed integer.\n\n"
+    "TEXT. The value is a text string.\n\n"
+    "A storage class is more general than a datatype."
+)
+
+
+def test_a_list_question_quotes_the_lead_in_with_its_items() -> None:
+    quote = _best("What are the storage classes of a value?", LISTED, title="Datatypes")
+    assert quote.startswith("Each value stored in the database has one of the following storage classes:")
+    assert "INTEGER. The value is a signed integer." in quote
+
+
+FORMATS = (
+    "Format Characters\n\n"
+    "Format characters have the following meaning.\n\n"
+    "Format | C Type | Python type | Standard size\n\n"
+    "b | signed char | integer | 1\n\n"
+    "c | char | bytes of length 1 | 1\n\n"
+    "h | short | integer | 2\n\n"
+    "q | long long | integer | 8"
+)
+
+
+def test_a_table_row_keyed_by_the_name_the_question_asks_about_wins() -> None:
+    quote = _best("What is the standard size of the 'h' format character?", FORMATS, title="struct")
+    assert quote == "h | short | integer | 2"
+
+
+DIRECTIVES = (
+    "Placeholders\n\n"
+    "The placeholders expand to information extracted from the commit:\n\n"
+    "%ad\n\nauthor date (format respects --date= option)\n\n"
+    "%ar\n\nauthor date, relative\n\n"
+    "%at\n\nauthor date, UNIX timestamp"
+)
+
+
+def test_a_definition_list_entry_is_a_candidate_with_its_term_and_keyed_by_it() -> None:
+    found = candidates([Passage(source_id="s1", text=DIRECTIVES, title="git-log(1)")])
+    entries = {c.quote: c for c in found if c.quote.startswith("%")}
+    assert set(entries) == {
+        "%ad\n\nauthor date (format respects --date= option)",
+        "%ar\n\nauthor date, relative",
+        "%at\n\nauthor date, UNIX timestamp",
+    }
+    names = question_names("What does the %ar placeholder print in git log formats?")
+    assert key_fit(names, entries["%ar\n\nauthor date, relative"]) == (KEY_BONUS, 1.0)
+    assert key_fit(names, entries["%at\n\nauthor date, UNIX timestamp"])[1] < 1.0
+    assert not any(c.quote.startswith("Placeholders") for c in found), "a heading over prose is no entry"

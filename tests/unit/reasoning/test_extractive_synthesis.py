@@ -54,7 +54,8 @@ def report(evidence: list[Evidence], sources: list[SourceRecord] = SOURCES) -> R
 def all_findings(result: ResearchReport) -> list:
     sides = [f for c in result.conflicts for f in c.sides]
     sections = [f for s in result.sections for f in s.findings]
-    return [*result.summary, *result.key_findings, *sections, *result.consensus, *sides]
+    consensus = [v for f in result.consensus for v in (f, *f.agreeing)]
+    return [*result.answer, *result.summary, *result.key_findings, *sections, *consensus, *sides]
 
 
 def test_every_finding_quotes_its_evidence_verbatim() -> None:
@@ -66,12 +67,22 @@ def test_every_finding_quotes_its_evidence_verbatim() -> None:
         assert finding.text == by_id[finding.evidence_ids[0]].claim
 
 
-def test_the_summary_leads_with_the_direct_answer() -> None:
+def test_the_report_opens_with_the_direct_answer_and_does_not_repeat_it_in_the_summary() -> None:
     result = report(EVIDENCE)
     assert result.title == "What is the default recursion limit in Python"
     assert result.question == QUESTION
-    assert result.summary[0].evidence_ids == ["E1"]
-    assert 1 <= len(result.summary) <= 3
+    assert [f.evidence_ids for f in result.answer] == [["E1"]]
+    assert result.answer_note == ""
+    assert all(f.evidence_ids != ["E1"] for f in result.summary)
+    assert len(result.summary) <= 3
+
+
+def test_a_value_that_no_quote_states_is_said_to_be_missing() -> None:
+    without_value = [e for e in EVIDENCE if "1000" not in e.quote]
+    result = report(without_value)
+    assert result.answer == []
+    assert "None of the sources read states this directly" in result.answer_note
+    assert any("No source" in c or "limited" in g for c in result.caveats for g in [*result.gaps, ""])
 
 
 def test_near_duplicates_are_not_repeated_but_agree_as_consensus() -> None:
@@ -81,7 +92,7 @@ def test_near_duplicates_are_not_repeated_but_agree_as_consensus() -> None:
     assert 3 <= len(result.key_findings) <= 6
     q1 = next(s for s in result.sections if s.heading == QUESTION)
     assert [f.evidence_ids for f in q1.findings] == [["E1"], ["E3"]]
-    assert any(sorted(f.evidence_ids) == ["E1", "E2"] for f in result.consensus)
+    assert [[v.evidence_ids for v in (f, *f.agreeing)] for f in result.consensus] == [[["E1"], ["E2"]]]
 
 
 def test_sections_follow_the_plan_and_missing_answers_are_gaps() -> None:
@@ -163,7 +174,7 @@ async def test_the_reasoner_runs_the_whole_loop_offline() -> None:
         QUESTION, plan, evidence, SOURCES, 1, [q for sq in plan.sub_questions for q in sq.queries]
     )
     result = await reasoner.synthesize(QUESTION, analysis, plan, evidence, SOURCES, assessment)
-    assert result.summary[0].text == evidence[0].claim
+    assert result.answer[0].text == evidence[0].claim
     assert {i for f in all_findings(result) for i in f.evidence_ids} <= {e.id for e in evidence}
 
 
@@ -172,9 +183,9 @@ def test_the_summary_answers_each_part_of_a_compound_question_first() -> None:
     plan = ResearchPlan(
         sub_questions=[
             SubQuestion(id="q1", text=question),
-            SubQuestion(id="q2", text="How does Python manage memory?", priority=2),
-            SubQuestion(id="q3", text="How does Python reclaim reference cycles?", priority=2),
-            SubQuestion(id="q4", text="What is Python?", priority=3),
+            SubQuestion(id="q2", text="Aspect: manage memory (Python)", priority=2),
+            SubQuestion(id="q3", text="Aspect: reclaim reference cycles (Python)", priority=2),
+            SubQuestion(id="q4", text="Definition of Python", priority=3),
         ],
         min_sources=2,
         min_evidence_per_question=1,

@@ -1,0 +1,297 @@
+"""What a question asks for, and whether a span of text holds it.
+
+Relevance alone finds the sentence that talks about the question's subject; the answer is often the
+sentence next to it ('Determines the maximum number of connections.' / 'The default is 100.'). So the
+question's *asked thing* is worked out once (a default, a limit, a range, a figure, a date, the expansion
+of an acronym, a definition, a yes or no, a list, a comparison, an explanation) and every candidate span
+is checked for an answer of that kind: a value near the word 'default', a figure with a limit word, two
+bounds, words whose initials spell the acronym, and so on. The rules are about English questions and
+answers in general, never about one document set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from research_assistant.reasoning.extractive.shapes import counts_asked_thing
+from research_assistant.reasoning.extractive.signals import has_date, numbers_in
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_ACRONYM_QUESTION = re.compile(
+    r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+)?"
+    r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
+    r"(?:stand\s+for|short\s+for|abbreviate|mean|expand\s+to)\b"
+    r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for)\s+(?:the\s+)?"
+    r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b",
+    re.IGNORECASE,
+)
+_BARE_ACRONYM = re.compile(
+    r"^\s*(?i:what\s+(?:is|are)\s+(?:an?\s+|the\s+)?)([A-Z][A-Z0-9]{1,8})s?\s*(?:\?|$|\b(?i:in|for)\b)"
+)
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|can|could|does|do|did|should|will|would|has|have|had|was|were|may|must|might)\b", re.IGNORECASE
+)
+_CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
+_INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
+_SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who|is|are|can|does|do)\s", re.I)
+_DEFAULT = re.compile(r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b", re.I)
+_LIMIT = re.compile(
+    r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
+    r"upper bound|lower bound|cap|capacity|at most|up to)\b",
+    re.IGNORECASE,
+)
+_RANGE = re.compile(
+    r"\b(?:range|ranges|between|bounds|valid values|allowed values|possible values|what values|"
+    r"minimum and maximum|lowest and highest|from .+ to)\b",
+    re.IGNORECASE,
+)
+_HOW_MUCH = re.compile(
+    r"\bhow (?:many|much|long|often|old|large|big|small|far|deep|deeply|high|fast|wide|tall|heavy)\b|"
+    r"\bwhat (?:is the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|timeout)\b|"
+    r"\bwhat (?:size|version|port|number)\b",
+    re.IGNORECASE,
+)
+_WHEN = re.compile(r"^\s*(?:when|in (?:what|which) year|what year|what date|since when)\b", re.IGNORECASE)
+_LIST = re.compile(
+    r"^\s*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+){0,3}?"
+    r"(?:types|kinds|sorts|categories|classes|steps|stages|phases|ways|options|modes|levels|forms|parts|"
+    r"components|fields|members|methods|values|flags|states|arguments|parameters|elements|properties|"
+    r"features|formats|causes|reasons|benefits|advantages|disadvantages|examples)\b"
+    r"|^\s*(?:list|name|enumerate)\b"
+    r"|^\s*which\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(
+    r"\b(?:differ\w*|difference|compare\w*|comparison|versus|vs\.?|better|worse|faster|slower|"
+    r"rather than|instead of|unlike)\b",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
+    r"|^\s*(?:define|definition of|meaning of)\b"
+    r"|^\s*what\s+(?:does|do)\s+.+\s+(?:mean|stand for|do|print|return|represent|show|contain|hold)\b",
+    re.IGNORECASE,
+)
+_EXPLANATION = re.compile(r"^\s*(?:how|why)\b|\b(?:explain|mechanism|work|works|happen|happens)\b", re.IGNORECASE)
+_PROCEDURE = re.compile(r"^\s*how (?:do|can|should|would|could) (?:i|you|we|one)\b|^\s*how to\b", re.IGNORECASE)
+
+_VALUE_TOKEN = re.compile(
+    r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
+    r"infinite|no limit|yes|no)\b)"
+    r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
+)
+"""A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name."""
+_DEFAULT_STATEMENT = re.compile(
+    r"\bdefaults? (?:is|are|was|to|of|value|setting|:)|\bby default\b|\bdefault(?:s|ed)? to\b|\bdefault\b[^.;]{0,60}"
+    r"\b(?:is|are|of|=)\b|\bif (?:not|no|omitted|unset)\b|\bunless\b|\bwhen (?:not|omitted)\b|\binitially\b",
+    re.IGNORECASE,
+)
+_LIMIT_STATEMENT = re.compile(
+    r"\b(?:max(?:imum)?|min(?:imum)?|limit(?:ed)?|largest|smallest|longest|at most|at least|up to|no more than|"
+    r"no fewer than|not exceed|cannot exceed|can not exceed|exceed|bounded|capped|ceiling|upper|lower|"
+    r"as (?:large|long|many|much) as)\b",
+    re.IGNORECASE,
+)
+_BOUNDS = re.compile(
+    r"\bbetween\b.{1,60}?\band\b|\bfrom\b.{1,60}?\bto\b|\b(?:range|ranges|ranging)\b|\bthrough\b|"
+    r"[-+]?\d[\d,.]*(?:\s*(?:\.\.|–|—)\s*|\s+(?:-|to)\s+)[-+]?\d|\[\s*[-+]?\d[\d.]*\s*,\s*[-+]?\d[\d.]*\s*\]",
+    re.IGNORECASE,
+)
+_POLARITY = re.compile(
+    r"\b(?:not|no|never|cannot|can't|only|always|must|yes|supports?|supported|allows?|allowed|permits?|requires?|"
+    r"possible|impossible|may|can)\b",
+    re.IGNORECASE,
+)
+_LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
+_CAUSE = re.compile(
+    r"\b(?:because|so that|in order to|by (?:\w+ing)|when|whenever|which (?:means|causes)|therefore|thus|"
+    r"this (?:means|allows|causes)|as a result|first|then|after|before)\b",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(r"\b(?:version|release|v)\s*\d[\w.]*|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
+"""Version numbers name a release; they are not the figure a question asks for."""
+_HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
+_MEASURE = re.compile(
+    r"\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[kKMGT]B|bytes?|bits?|ms|seconds?|minutes?|hours?|days?|weeks?|"
+    r"characters?|chars|pages?|rows?|columns?|levels?|entries|items|connections?)\b"
+)
+"""A figure with its unit ('1 GB', '5 minutes'): a measure, even when the figure is 0 or 1."""
+_SMALL_WORDS = frozenset(["of", "and", "the", "for", "in", "a", "an", "to", "on", "or", "with", "by", "at"])
+_SMALL_WORDS |= frozenset(["than", "as", "from", "into", "per"])
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The kind of answer a question asks for."""
+
+    kind: str | None
+    """default, limit, range, number, date, expansion, definition, yesno, list, comparison, explanation,
+    procedure; None when the question gives no clear sign."""
+    acronym: str = ""
+    """For an expansion: the abbreviation to expand ('WAL')."""
+
+    @property
+    def wants_value(self) -> bool:
+        """Whether the answer is a value: a span without one cannot answer the question."""
+        return self.kind in ("default", "limit", "range", "number", "date", "expansion")
+
+
+def asked_for(question: str) -> Asked:
+    """What `question` asks for, from its wording alone; nothing in particular for a question of several
+    clauses ('What is the maximum depth and how can it be changed?')."""
+    text = _CONTEXT_PREFIX.sub("", question.strip())  # 'In SQLite, what is ...' asks 'what is ...'
+    first = _INTERROGATIVE.search(text)
+    if first is not None and _SECOND_CLAUSE.search(text, first.end()):
+        return Asked(None)
+    acronym = _ACRONYM_QUESTION.search(text)
+    if acronym is not None:
+        word = next(g for g in acronym.groups() if g)
+        spelled = re.search(r"stands?\s+for|short\s+for|acronym|abbreviat|initialism", acronym.group(), re.I)
+        if sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6):
+            return Asked("expansion", word)
+    bare = _BARE_ACRONYM.match(text)
+    if bare is not None:
+        return Asked("expansion", bare.group(1))
+    if _PROCEDURE.match(text):
+        return Asked("procedure")
+    if _WHEN.match(text):
+        return Asked("date")
+    if _DEFAULT.search(text):
+        return Asked("default")
+    if _RANGE.search(text) and not _COMPARISON.search(text):
+        return Asked("range")
+    if _LIMIT.search(text) and not _COMPARISON.search(text):
+        return Asked("limit")
+    if _HOW_MUCH.search(text):
+        return Asked("number")
+    if _YES_NO.match(text):
+        return Asked("yesno")
+    if _COMPARISON.search(text):
+        return Asked("comparison")
+    if _LIST.search(text):
+        return Asked("list")
+    if _DEFINITION.match(text):
+        return Asked("definition")
+    if _EXPLANATION.search(text):
+        return Asked("explanation")
+    return Asked(None)
+
+
+def _initials(text: str) -> list[tuple[str, str]]:
+    """(initial, word) for every word, splitting hyphenated and CamelCase words ('Write-Ahead', 'JavaScript')."""
+    found: list[tuple[str, str]] = []
+    for word in _WORD.findall(text):
+        for part in re.findall(r"[A-Z]?[a-z']+|[A-Z]+(?![a-z])", word) or [word]:
+            found.append((part[0].lower(), part))
+    return found
+
+
+def _spells(letters: str, words: list[str]) -> int:
+    """How many of `words`, from the first, spell `letters` by their initials (0 if they do not).
+
+    A word may give more than its initial when the next letters follow in it ('Database' for 'DB'); small
+    words ('of', 'and') may be skipped once the spelling has begun."""
+
+    def match(i: int, j: int) -> int:
+        if j == len(letters):
+            return i
+        if i >= len(words):
+            return 0
+        word = words[i].lower()
+        if word[0] == letters[j]:
+            for used in range(len(letters) - j, 0, -1):  # the most letters first
+                if _in_order(letters[j + 1 : j + used], word[1:]):
+                    end = match(i + 1, j + used)
+                    if end:
+                        return end
+        if j > 0 and word in _SMALL_WORDS:
+            return match(i + 1, j)
+        return 0
+
+    return match(0, 0)
+
+
+def _in_order(letters: str, word: str) -> bool:
+    position = 0
+    for letter in letters:
+        position = word.find(letter, position) + 1
+        if position == 0:
+            return False
+    return True
+
+
+def expands(acronym: str, text: str) -> float:
+    """1.0 when consecutive words of `text` spell `acronym` by their initials (small words may be skipped),
+    with a capital on the first word or the acronym itself nearby; 0.6 for an all-lowercase spelling."""
+    letters = "".join(c.lower() for c in acronym if c.isalpha())
+    if len(letters) < 2:
+        return 0.0
+    words = [part for _, part in _initials(text)]
+    best = 0.0
+    for start in range(len(words)):
+        end = _spells(letters, words[start:])
+        if not end or (end == 1 and words[start].lower() == acronym.lower()):
+            continue
+        phrase = words[start : start + end]
+        if end == 1 and len(letters) > 2:
+            continue  # one word is not an expansion
+        capital = phrase[0][:1].isupper() or acronym in text
+        best = max(best, 1.0 if capital else 0.6)
+        if best == 1.0:
+            break
+    return best
+
+
+_DEFAULT_WORD = re.compile(r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset)\b", re.I)
+_NEAR = 80
+"""Characters after (and half as many before) the word 'default' in which its value is looked for."""
+
+
+def _default_strength(text: str) -> float:
+    """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
+    0.45 when the text speaks of a default without giving one, else 0."""
+    best = 0.0
+    for match in _DEFAULT_WORD.finditer(text):
+        before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
+        after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
+        window = f"{before} {after}"
+        best = max(best, 1.0 if _VALUE_TOKEN.search(window) else 0.45)
+    return best
+
+
+def answer_strength(asked: Asked, text: str, question: str = "") -> float:
+    """How clearly `text` holds an answer of the asked kind, 0..1 (0 when the kind is unknown)."""
+    kind = asked.kind
+    if kind is None:
+        return 0.0
+    asked_numbers = set(numbers_in(question))
+    figures = _VERSION.sub(" ", text).replace("..", " .. ")  # '-1..9' holds two figures
+    new_numbers = [n for n in numbers_in(figures) if n not in asked_numbers]
+    if kind == "expansion":
+        return expands(asked.acronym, text)
+    if kind == "default":
+        return _default_strength(text)
+    if kind == "limit":
+        if not new_numbers and not re.search(r"\b(?:unlimited|no limit|infinite)\b", text, re.IGNORECASE):
+            return 0.0
+        stated = bool(_LIMIT_STATEMENT.search(text) or _DEFAULT_STATEMENT.search(text))
+        telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
+        return (1.0 if telling else 0.8) if stated else 0.55
+    if kind == "range":
+        if len(new_numbers) >= 2 and _BOUNDS.search(text):
+            return 1.0
+        return 0.6 if len(new_numbers) >= 2 or (new_numbers and _BOUNDS.search(text)) else 0.0
+    if kind == "number":
+        if any(n not in ("0", "1") for n in new_numbers):
+            return 1.0 if counts_asked_thing(question, text) or not _HOW_MANY.search(question) else 0.7
+        return 0.6 if _LIST_SHAPE.search(text) else 0.4 if new_numbers else 0.0  # a list can be counted
+    if kind == "date":
+        return 1.0 if has_date(text) else 0.0
+    if kind == "yesno":
+        return 0.6 if _POLARITY.search(text) else 0.0
+    if kind == "list":
+        return 0.75 if _LIST_SHAPE.search(text) else 0.3 if text.rstrip().endswith(":") else 0.0
+    if kind in ("explanation", "procedure"):
+        return 0.5 if _CAUSE.search(text) else 0.0
+    return 0.0

@@ -1,0 +1,109 @@
+"""One confidence for both reasoners: did the research find what the question asks for?
+
+    confidence = (40 x coverage + 30 x reliability + 15 x recency + 15 x consistency) x certainty
+
+- coverage: the priority-weighted mean of the sub-questions' coverage scores (each reasoner judges those:
+  the extractive one from its evidence, the LLM one from the model's judgement);
+- reliability: the mean credibility of the sources quoted (0.4), how many distinct sources are quoted
+  against the plan's minimum (0.3) and the share of attempted sources that could be read (0.3);
+- recency: 1 for a question that does not need recent information; else the mean freshness of the sources
+  quoted (within 2 years 1, 5 years 0.6, older 0.3, undated 0.5);
+- consistency: falls with each conflict found between evidence items;
+- certainty: whether the direct answer is in the evidence (see `answer_certainty`). A question that asks
+  for a value (a default, a limit, a figure, an expansion) whose value is in no quote gets at most half,
+  so a report that missed its answer never looks sure.
+
+Nothing here calls a model: the same evidence always gives the same confidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from research_assistant.reasoning.answers import answer_strength, asked_for
+from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
+
+ANSWER_FOUND = 0.75
+"""Answer strength at or above which a quote holds the asked-for value."""
+UNSURE_CERTAINTY = 0.5
+"""The certainty when a value question's value is in no quote."""
+NEUTRAL_CREDIBILITY = 0.5
+
+
+def direct_evidence(plan: ResearchPlan, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence gathered for the question itself (the plan's first sub-question)."""
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    return [e for e in evidence if e.sub_question_id == first]
+
+
+def value_found(question: str, plan: ResearchPlan, evidence: Sequence[Evidence]) -> bool | None:
+    """Whether a quote for the question itself states the value it asks for; None when the question does
+    not ask for a value (its answer cannot be recognised by its form)."""
+    asked = asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
+    if not asked.wants_value:
+        return None
+    return any(answer_strength(asked, e.quote, question) >= ANSWER_FOUND for e in direct_evidence(plan, evidence))
+
+
+def answer_certainty(
+    question: str, plan: ResearchPlan, evidence: Sequence[Evidence], coverage: Sequence[Coverage]
+) -> float:
+    """0..1: how surely the evidence holds what the question asks for.
+
+    For a value question, 1 when a quote for the question itself states the value, else `UNSURE_CERTAINTY`.
+    For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
+    definition of the subject, a list under its lead-in), or, when it judged none, the question's own
+    coverage score; never below `UNSURE_CERTAINTY`.
+    """
+    direct = direct_evidence(plan, evidence)
+    if not direct:
+        return UNSURE_CERTAINTY * 0.6
+    found = value_found(question, plan, evidence)
+    if found is not None:
+        return 1.0 if found else UNSURE_CERTAINTY
+    judged = [e.answer for e in direct if e.answer is not None]
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    own = max(judged) if judged else next((c.score for c in coverage if c.sub_question_id == first), 0.0)
+    return max(UNSURE_CERTAINTY, min(1.0, own))
+
+
+def freshness(published: str | None, today: date) -> float:
+    try:
+        when = date.fromisoformat((published or "")[:10])
+    except ValueError:
+        return 0.5
+    age = (today - when).days / 365.25
+    return 1.0 if age <= 2 else 0.6 if age <= 5 else 0.3
+
+
+def confidence_score(
+    question: str,
+    plan: ResearchPlan,
+    coverage: Sequence[Coverage],
+    evidence: Sequence[Evidence],
+    sources: dict[str, SourceRecord],
+    *,
+    conflicts: int,
+    needs_recent: bool,
+    today: date,
+) -> float:
+    """0-100, as the module docstring describes; 0 without evidence."""
+    if not evidence or not coverage:
+        return 0.0
+    weights = {sq.id: 6 - sq.priority for sq in plan.sub_questions}
+    total_weight = sum(weights.get(c.sub_question_id, 1) for c in coverage)
+    covered = sum(weights.get(c.sub_question_id, 1) * c.score for c in coverage) / max(total_weight, 1)
+    cited_ids = list(dict.fromkeys(e.source_id for e in evidence))
+    cited = [sources[i] for i in cited_ids if i in sources]
+    credibility = sum(s.credibility.score if s.credibility else NEUTRAL_CREDIBILITY for s in cited) / max(len(cited), 1)
+    read = sum(s.status is SourceStatus.READ for s in sources.values())
+    failed = sum(s.status is SourceStatus.FAILED for s in sources.values())
+    read_share = read / (read + failed) if failed else 1.0
+    distinct = min(1.0, len(cited_ids) / max(plan.min_sources, 1))
+    reliability = 0.4 * credibility + 0.3 * distinct + 0.3 * read_share
+    recency = sum(freshness(s.published, today) for s in cited) / max(len(cited), 1) if needs_recent else 1.0
+    consistency = max(0.0, 1.0 - conflicts / max(1.0, len(evidence) / 2))
+    base = 40 * covered + 30 * reliability + 15 * recency + 15 * consistency
+    total = base * answer_certainty(question, plan, evidence, coverage)
+    return round(min(100.0, max(0.0, total)), 1)

@@ -1,0 +1,95 @@
+"""The one confidence both reasoners report: whether the asked-for thing was found, not only term overlap."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from research_assistant.reasoning.confidence import answer_certainty, confidence_score, value_found
+from research_assistant.schemas import (
+    Coverage,
+    Credibility,
+    Evidence,
+    ResearchPlan,
+    SourceRecord,
+    SourceStatus,
+    SourceType,
+    SubQuestion,
+)
+
+TODAY = date(2026, 11, 21)
+QUESTION = "What is the default timeout of the connection pool?"
+PLAN = ResearchPlan(
+    sub_questions=[SubQuestion(id="q1", text=QUESTION)],
+    min_sources=1,
+    min_evidence_per_question=1,
+    completion_criteria="",
+)
+FULL = [Coverage(sub_question_id="q1", evidence_count=1, source_count=1, score=1.0, covered=True)]
+SOURCE = SourceRecord(
+    id="s1",
+    locator="https://example.org/pool",
+    title="Connection pools",
+    provider="tavily",
+    source_type=SourceType.WEB,
+    published="2026-01-01",
+    credibility=Credibility(score=1.0),
+)
+
+
+def _evidence(quote: str, sub_question: str = "q1") -> Evidence:
+    return Evidence(id=f"E{abs(hash(quote))}", claim=quote, quote=quote, source_id="s1", sub_question_id=sub_question)
+
+
+ANSWER = _evidence("The default timeout is 30 seconds.")
+NEIGHBOUR = _evidence("The timeout determines how long a request waits for a free connection in the pool.")
+
+
+def _score(evidence: list[Evidence], coverage: list[Coverage] = FULL, **kwargs: object) -> float:
+    options: dict[str, object] = {"conflicts": 0, "needs_recent": False, "today": TODAY} | kwargs
+    return confidence_score(QUESTION, PLAN, coverage, evidence, {"s1": SOURCE}, **options)  # type: ignore[arg-type]
+
+
+def test_a_found_value_with_full_coverage_is_sure() -> None:
+    assert value_found(QUESTION, PLAN, [ANSWER]) is True
+    assert _score([ANSWER]) == 100.0
+
+
+def test_a_value_question_whose_value_is_in_no_quote_never_looks_sure() -> None:
+    assert value_found(QUESTION, PLAN, [NEIGHBOUR]) is False
+    assert _score([NEIGHBOUR]) == 50.0
+    assert _score([NEIGHBOUR]) < 80
+
+
+def test_evidence_only_for_other_sub_questions_does_not_answer_the_question() -> None:
+    other = _evidence("The default timeout is 30 seconds.", sub_question="q2")
+    assert answer_certainty(QUESTION, PLAN, [other], FULL) < 0.5
+
+
+def test_recency_reliability_and_conflicts_lower_it() -> None:
+    old = SOURCE.model_copy(update={"published": "2001-01-01", "credibility": Credibility(score=0.5)})
+    recent_needed = confidence_score(
+        QUESTION, PLAN, FULL, [ANSWER], {"s1": old}, conflicts=0, needs_recent=True, today=TODAY
+    )
+    assert recent_needed == 40 + 30 * (0.4 * 0.5 + 0.3 + 0.3) + 15 * 0.3 + 15
+    assert _score([ANSWER, ANSWER], conflicts=1) == 40 + 30 + 15 + 0
+    assert _score([]) == 0.0
+    unread = SOURCE.model_copy(update={"id": "s2", "status": SourceStatus.FAILED})
+    read = SOURCE.model_copy(update={"status": SourceStatus.READ})
+    with_failure = confidence_score(
+        QUESTION, PLAN, FULL, [ANSWER], {"s1": read, "s2": unread}, conflicts=0, needs_recent=False, today=TODAY
+    )
+    assert with_failure == 100 - 30 * 0.3 * 0.5
+
+
+def test_a_question_without_a_value_takes_its_reasoners_coverage_judgement() -> None:
+    question = "How does the connection pool hand out connections?"
+    plan = ResearchPlan(
+        sub_questions=[SubQuestion(id="q1", text=question)],
+        min_sources=1,
+        min_evidence_per_question=1,
+        completion_criteria="",
+    )
+    half = [FULL[0].model_copy(update={"score": 0.25})]
+    assert value_found(question, plan, [NEIGHBOUR]) is None
+    assert answer_certainty(question, plan, [NEIGHBOUR], half) == 0.5
+    assert answer_certainty(question, plan, [NEIGHBOUR], FULL) == 1.0

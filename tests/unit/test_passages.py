@@ -1,0 +1,71 @@
+"""Retrieved chunks are widened by whole paragraphs from their document, so an answer cut off by a chunk
+boundary is still read."""
+
+from __future__ import annotations
+
+from research_assistant.knowledge.passages import widen_passages
+from research_assistant.schemas import Passage
+
+DOCUMENT = (
+    "hash-based pyc\n\nA bytecode cache file that uses the hash of the source.\n\n"
+    "hashable\n\nAn object is hashable if it has a hash value which never changes during its lifetime.\n\n"
+    "Hashability makes an object usable as a dictionary key.\n\n"
+    "Most immutable built-in objects are hashable.\n\n"
+    "IDLE\n\nAn Integrated Development and Learning Environment for Python."
+)
+
+
+def _chunk(text: str, score: float = 0.5, source: str = "glossary") -> Passage:
+    return Passage(source_id=source, text=text, score=score, start=DOCUMENT.find(text))
+
+
+def test_a_chunk_gains_the_paragraphs_around_it_and_stays_an_exact_span() -> None:
+    chunk = _chunk("Hashability makes an object usable as a dictionary key.")
+    [wide] = widen_passages([chunk], {"glossary": DOCUMENT}.get, margin=120)
+    assert "An object is hashable if it has a hash value" in wide.text
+    assert wide.text in DOCUMENT
+    assert wide.start == DOCUMENT.find(wide.text)
+    assert not wide.text.startswith(("ashable", "n object"))  # whole paragraphs, never cut inside one
+
+
+def test_overlapping_windows_of_one_document_merge_into_the_better_ranked_one() -> None:
+    first = _chunk("Hashability makes an object usable as a dictionary key.", score=0.9)
+    second = _chunk("Most immutable built-in objects are hashable.", score=0.2)
+    merged = widen_passages([first, second], {"glossary": DOCUMENT}.get, margin=120)
+    assert len(merged) == 1
+    assert merged[0].score == 0.9
+    assert "Hashability" in merged[0].text and "Most immutable" in merged[0].text
+
+
+def test_a_passage_without_its_document_text_is_kept_as_it_is() -> None:
+    web = Passage(source_id="page", text="Only the snippet is known.", score=0.4)
+    assert widen_passages([web], lambda _: None) == [web]
+
+
+GC_PAGE = (
+    "Garbage Collector interface\n\n"
+    "The collector is re-evaluated to see if the threshold was exceeded after every allocation of a container.\n\n"
+    "gc.get_stats() returns a list of dictionaries, one per generation, containing the following items:\n\n"
+    "collections is the number of times this generation was collected;\n\n"
+    "collected is the total number of objects collected inside this generation;\n\n"
+    "Prev | Up | Home | Next\n\n"
+    "Warning\n\n"
+)
+
+
+def _at(text: str) -> Passage:
+    return Passage(source_id="gc", text=text, score=0.5, start=GC_PAGE.find(text))
+
+
+def test_a_chunk_cut_mid_sentence_is_widened_to_the_whole_sentence() -> None:
+    [wide] = widen_passages([_at("re-evaluated to see if the")], {"gc": GC_PAGE}.get, margin=0)
+    assert wide.text.startswith("The collector is re-evaluated")
+    assert wide.text.endswith("allocation of a container.")
+
+
+def test_list_items_get_their_lead_in_and_navigation_and_a_dangling_heading_go() -> None:
+    chunk = GC_PAGE[GC_PAGE.find("collections is") :]
+    [wide] = widen_passages([_at(chunk)], {"gc": GC_PAGE}.get, margin=0)
+    assert wide.text.startswith("gc.get_stats() returns a list of dictionaries")
+    assert "Prev | Up" not in wide.text
+    assert not wide.text.rstrip().endswith("Warning")
