@@ -1,4 +1,5 @@
-"""synthesize: the report, with every citation checked against its evidence."""
+"""synthesize: the report, with every citation checked against its evidence, and every quotation of the
+rendered report against the text of each source cited for it."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from research_assistant.context import Context
 from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.reading import CACHE_METHOD
+from research_assistant.report.attribution import AttributionCheck, enforce_quote_citations
 from research_assistant.report.exports import redact
 from research_assistant.report.render import render_markdown
 from research_assistant.report.summary import RunSummary
+from research_assistant.report.support import UNVERIFIED
 from research_assistant.report.verify import verify_report
-from research_assistant.schemas import Notice, QueryAnalysis, ResearchPlan, SourceStatus
-from research_assistant.services import services_for
+from research_assistant.schemas import Notice, QueryAnalysis, ResearchPlan, ResearchReport, SourceStatus
+from research_assistant.services import Services, services_for
 from research_assistant.settings import get_settings
 from research_assistant.state import ResearchState
 
@@ -33,17 +36,19 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         list(state.sources.values()),
         latest,
     )
-    report, verification = verify_report(draft, state.evidence, state.sources, services.documents.text)
+    texts: dict[str, str | None] = {}
+
+    def text_of(source_id: str) -> str | None:
+        if source_id not in texts:
+            texts[source_id] = services.documents.text(source_id)
+        return texts[source_id]
+
+    report, verification = verify_report(draft, state.evidence, state.sources, text_of)
+    # A citation taken off a quotation is one more citation checked that did not check out.
+    checked = verification.checked + verification.misattributed
+    removed = verification.removed + verification.misattributed
     notices = [*state.notices, *reasoner_notices(runtime, "synthesize", services)]
-    if verification.removed:
-        notices.append(
-            Notice(
-                message=f"{verification.removed} of {verification.checked} citations did not check out and were removed"
-            )
-        )
     sources = list(state.sources.values())
-    usage = getattr(services.reasoner, "usage", None)
-    spent = usage() if usage is not None else None
     summary = RunSummary(
         depth=runtime.context.depth.value,
         sources_read=sum(1 for s in sources if s.status is SourceStatus.READ),
@@ -55,22 +60,78 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         stop_reason=state.stop_reason,
         reasoner=services.reasoner.name,
         generated=date.today().isoformat(),
-        model_tokens=spent.input_tokens + spent.output_tokens if spent else None,
-        model_cost_usd=spent.cost_usd if spent else None,
+        **_model_usage(services),
     )
-    markdown = render_markdown(
-        report, state.sources, state.evidence, runtime.context.citation_style, notices=notices, metadata=summary
-    )
+    read = {s.locator: s.id for s in sources if s.status is SourceStatus.READ}
+
+    def rendered(removed: int, checked: int) -> tuple[str, AttributionCheck]:
+        """The report as Markdown with every quotation cited only to sources that hold it (the final check)."""
+        caveats = [*notices, *_removals(removed, checked)]
+        markdown = render_markdown(
+            report, state.sources, state.evidence, runtime.context.citation_style, notices=caveats, metadata=summary
+        )
+        return enforce_quote_citations(markdown, lambda locator: text_of(read[locator]) if locator in read else None)
+
+    markdown, attribution = rendered(removed, checked)
+    if attribution.removed:  # render again, so that the caveat counts them; the check takes off the same ones
+        checked, removed = checked + attribution.removed, removed + attribution.removed
+        markdown, attribution = rendered(removed, checked)
+    notices += _removals(removed, checked)
     markdown = redact(markdown, get_settings().secret_values())
     judge = getattr(services.reasoner, "evaluate_report", None)
     evaluation = await judge(state.question, markdown) if judge is not None else None
+    if summary.model_tokens is not None:  # the closing usage line counts the judge's scoring too, as `show` does
+        summary = summary.model_copy(update=_model_usage(services))
+        markdown = redact(rendered(removed, checked)[0], get_settings().secret_values())
+    unverified = _unverified(report)
     emit(
         runtime,
         "synthesize",
-        f"report with {len(report.key_findings)} key findings; {verification.checked} citations checked, "
-        f"{verification.removed} removed",
+        f"report with {len(report.key_findings)} key findings; {checked} citations checked, {removed} removed"
+        + (
+            f"; {unverified} {'statement' if unverified == 1 else 'statements'} marked {UNVERIFIED}"
+            if unverified
+            else ""
+        ),
         findings=len(report.key_findings),
-        removed=verification.removed,
+        removed=removed,
+        unverified=unverified,
     )
     notices += reasoner_notices(runtime, "synthesize", services)
     return {"report": report, "report_markdown": markdown, "notices": notices, "evaluation": evaluation}
+
+
+def _model_usage(services: Services) -> dict[str, Any]:
+    """The run's model tokens, cost and calls so far, as `RunSummary` fields; none without a model."""
+    usage = getattr(services.reasoner, "usage", None)
+    if usage is None:
+        return {}
+    spent = usage()
+    calls = getattr(services.reasoner, "model_calls", None)
+    made = calls() if calls is not None else None
+    return {
+        "model_tokens": spent.input_tokens + spent.output_tokens,
+        "model_cost_usd": spent.cost_usd,
+        "model_calls": made.calls if made else 0,
+        "model_cached": made.cached if made else 0,
+        "model_failed": made.failed if made else 0,
+    }
+
+
+def _unverified(report: ResearchReport) -> int:
+    """How many distinct statements of the report are marked as not clearly supported by their evidence."""
+    findings = [
+        *report.summary,
+        *report.key_findings,
+        *(f for section in report.sections for f in section.findings),
+        *report.consensus,
+        *(f for conflict in report.conflicts for f in conflict.sides),
+    ]
+    return len({f.text for f in findings if UNVERIFIED in f.text})
+
+
+def _removals(removed: int, checked: int) -> list[Notice]:
+    """The caveat that says how many citations were taken out, when any were."""
+    if not removed:
+        return []
+    return [Notice(message=f"{removed} of {checked} citations did not check out and were removed")]

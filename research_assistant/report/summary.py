@@ -23,6 +23,24 @@ class RunSummary(Record):
     generated: str | None = Field(default=None, description="ISO date (or date-time) the report was generated.")
     model_tokens: int | None = Field(default=None, description="Model tokens the run used, when models were used.")
     model_cost_usd: float | None = Field(default=None, description="What those tokens cost, in USD.")
+    model_calls: int = Field(default=0, description="Model replies asked for, those from the cache included.")
+    model_cached: int = Field(default=0, description="Of those, replies answered from the model-reply cache.")
+    model_failed: int = Field(default=0, description="Of those, calls that failed or whose reply was unusable.")
+
+
+def model_usage_text(tokens: int, cost_usd: float, calls: int = 0, cached: int = 0, failed: int = 0) -> str:
+    """'12,345 tokens, $0.0123 (9 calls, 1 failed)': the report's closing line and `show` say it alike."""
+    text = f"{tokens:,} tokens, ${cost_usd:.4f}"
+    if not calls:
+        return text
+    details = [f"{calls} call" + ("" if calls == 1 else "s")]
+    if cached and cached == calls:
+        details.append("all answered from the cache" if calls > 1 else "answered from the cache")
+    elif cached:
+        details.append(f"{cached} answered from the cache")
+    if failed:
+        details.append(f"{failed} failed")
+    return f"{text} ({', '.join(details)})"
 
 
 def render_run_summary(summary: RunSummary) -> list[str]:
@@ -43,7 +61,14 @@ def render_run_summary(summary: RunSummary) -> list[str]:
     if summary.reasoner:
         items.append(f"Reasoner: {escape_markdown(summary.reasoner)}")
     if summary.model_tokens is not None:
-        items.append(f"Model usage: {summary.model_tokens:,} tokens, ${summary.model_cost_usd or 0:.4f}")
+        usage = model_usage_text(
+            summary.model_tokens,
+            summary.model_cost_usd or 0.0,
+            summary.model_calls,
+            summary.model_cached,
+            summary.model_failed,
+        )
+        items.append(f"Model usage: {usage}")
     if summary.generated:
         items.append(f"Generated: {escape_markdown(summary.generated)}")
     return ["## About this report", "", *(f"- {item}" for item in items)]

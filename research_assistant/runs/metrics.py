@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from research_assistant.progress import MODEL_NODE, SourceOutcome
-from research_assistant.runs.records import EventKind, RunMetrics, TraceEvent
+from research_assistant.runs.records import EventKind, ModelCalls, RunMetrics, TraceEvent
 from research_assistant.schemas import TokenUsage
 
 
@@ -27,6 +27,7 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
     node_seconds: dict[str, float] = {}
     outcomes: dict[str, SourceOutcome] = {}
     tokens: dict[str, TokenUsage] = {}
+    calls: dict[str, ModelCalls] = {}
     elapsed, segment_start, last_at = 0.0, None, None
     for event in events:
         if event.kind is EventKind.RUN_START:
@@ -48,6 +49,12 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
                 output_tokens=used.output_tokens + usage.output_tokens,
                 cost_usd=used.cost_usd + usage.cost_usd,
             )
+            made = calls.get(role, ModelCalls())
+            calls[role] = ModelCalls(
+                calls=made.calls + 1,
+                cached=made.cached + int(event.counts.get("cached", 0)),
+                failed=made.failed + int(event.counts.get("failed", 0)),
+            )
         last_at = event.at
     if segment_start is not None and last_at is not None:
         elapsed += last_at - segment_start
@@ -63,5 +70,6 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
         evidence=len(values.get("evidence", {})),
         confidence=[assessment.confidence for assessment in values.get("assessments", ())],
         tokens=tokens,
+        calls=calls,
         evaluation=values.get("evaluation"),
     )

@@ -109,6 +109,15 @@ class TraceEvent(BaseModel):
     source: SourceOutcome | None = None
 
 
+class ModelCalls(BaseModel):
+    """A role's model calls: in all, answered from the model-reply cache, and failed (an error or an unusable
+    reply)."""
+
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+
+
 class RunMetrics(BaseModel):
     """Per-run numbers, kept with the run and shown by `show`."""
 
@@ -122,11 +131,16 @@ class RunMetrics(BaseModel):
     evidence: int = 0
     confidence: list[float] = Field(default_factory=list, description="Confidence after each research round.")
     tokens: dict[str, TokenUsage] = Field(default_factory=dict, description="Per model role, when a model is used.")
+    calls: dict[str, ModelCalls] = Field(default_factory=dict, description="Model calls per role.")
     evaluation: ReportEvaluation | None = Field(default=None, description="The judge's scores of the report.")
 
     @property
     def cost_usd(self) -> float:
         return sum(usage.cost_usd for usage in self.tokens.values())
+
+    @property
+    def model_tokens(self) -> int:
+        return sum(usage.input_tokens + usage.output_tokens for usage in self.tokens.values())
 
 
 class RunRecord(BaseModel):

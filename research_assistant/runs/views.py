@@ -6,7 +6,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from research_assistant.runs.records import RunMetrics, RunRecord, RunStatus, TraceEvent
+from research_assistant.report.summary import model_usage_text
+from research_assistant.runs.records import ModelCalls, RunMetrics, RunRecord, RunStatus, TraceEvent
 
 
 def when(epoch: float | None) -> str:
@@ -54,11 +55,21 @@ def metrics_lines(metrics: RunMetrics) -> list[str]:
             + ")"
         )
     for role, usage in metrics.tokens.items():
+        made = metrics.calls.get(role, ModelCalls())
         lines.append(
             f"Tokens:       {role}: {usage.input_tokens:,} in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
+            + _calls(made)
         )
     if metrics.tokens:
-        lines.append(f"Cost:         ${metrics.cost_usd:.4f} in all")
+        roles = list(metrics.calls.values())
+        total = model_usage_text(
+            metrics.model_tokens,
+            metrics.cost_usd,
+            sum(role.calls for role in roles),
+            sum(role.cached for role in roles),
+            sum(role.failed for role in roles),
+        )
+        lines.append(f"Model usage:  {total}")
     judged = metrics.evaluation
     if judged is not None:
         lines.append(
@@ -66,6 +77,18 @@ def metrics_lines(metrics: RunMetrics) -> list[str]:
             f"{judged.completeness:.2f}, source quality {judged.source_quality:.2f}"
         )
     return lines
+
+
+def _calls(made: ModelCalls) -> str:
+    """' (3 calls, 1 failed)' after a role's tokens; '' for a run recorded before calls were counted."""
+    if not made.calls:
+        return ""
+    parts = [f"{made.calls} call" + ("" if made.calls == 1 else "s")]
+    if made.cached:
+        parts.append(f"{made.cached} from the cache")
+    if made.failed:
+        parts.append(f"{made.failed} failed")
+    return f" ({', '.join(parts)})"
 
 
 def run_details(

@@ -1,7 +1,9 @@
 """Main-text extraction from HTML.
 
 Pages carry navigation, sidebars, cookie banners and scripts around the text
-worth reading. This keeps the main content only and renders it as readable
+worth reading. This keeps the main content only (navigation is dropped by its
+markup, by its class or label, and as short blocks made of links and
+separators only: "Prev | Up | Home | Next") and renders it as readable
 plain text: one block per heading, paragraph, list item, table row or code
 block, blocks separated by blank lines, and whitespace inside a paragraph
 collapsed so sentences never contain stray line breaks (quotes taken from the
@@ -24,6 +26,20 @@ _DROP_TAGS = frozenset(
 _DROP_ROLES = frozenset(["navigation", "banner", "contentinfo"])
 _DROP_DIV_CLASSES = frozenset(["sphinxsidebar", "related", "footer", "mobile-nav"])
 """Sphinx's sidebars, navigation bars and footer."""
+_NAV_NAME = re.compile(
+    r"^(?:nav(?:header|footer|bar|igation|links?)?|(?:main|sub)?menu|menubar|breadcrumbs?|pagination|pager)$"
+    r"|breadcrumb"
+)
+"""Class or id of a navigation block: DocBook's navheader and navfooter, menus, breadcrumbs, pagers."""
+_NAV_LABEL = re.compile(r"\b(?:next|previous|prev|up|home|top)\b\s*:?", re.IGNORECASE)
+_NAV_WORDS = frozenset({"next", "previous", "prev", "up", "home", "top", "contents", "index"})
+_ONLY_SEPARATORS = re.compile(r"^[\s|·•»›«‹/\\,:;\-–—\[\]()<>*]*$")
+_NAV_SEPARATOR = re.compile(r"[|·»›«‹]")
+_LINK_BLOCKS = frozenset({"p", "div", "table", "tr"})
+"""Blocks that can be a line of navigation links. Lists are left alone: a list of links is as often content
+(the functions of an API) as a menu, and menus are told by their class."""
+_LINK_BLOCK_CHARS = 200
+"""A block this short made of links and separators only is navigation ('Prev | Up | Home | Next')."""
 _BLOCK_TAGS = frozenset(
     {
         "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog",
@@ -184,9 +200,69 @@ def _main_root(soup: BeautifulSoup) -> Tag:
     return soup.body or soup
 
 
+def _cross_reference(link: Tag) -> bool:
+    """A link within the page, or one naming code: content (a list of functions), never navigation."""
+    href = link.get("href")
+    return (isinstance(href, str) and href.startswith("#")) or link.find(["code", "tt", "kbd"]) is not None
+
+
+def _small(tag: Tag) -> bool:
+    """Whether a tag holds few elements and little text; it stops early, so a page's containers cost little."""
+    size, count = 0, 0
+    stack: list[Any] = list(tag.contents)
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > 100:
+            return False
+        if isinstance(node, NavigableString):
+            size += len(node)
+            if size > 4 * _LINK_BLOCK_CHARS:
+                return False
+        elif isinstance(node, Tag):
+            stack.extend(node.contents)
+    return True
+
+
+def _links_only(tag: Tag) -> bool:
+    """A short line of links and separators only that names a way around the site ('Prev | Up | Home | Next',
+    'Next: A, Previous: B, Up: C', 'Docs » Library'): two links or more, or one whose text is a navigation word."""
+    if not _small(tag):
+        return False
+    links = tag.find_all("a")
+    if not links or any(_cross_reference(link) for link in links):
+        return False
+    text = collapse(tag.get_text(" "))
+    if not text or len(text) > _LINK_BLOCK_CHARS:
+        return False
+    named = any(collapse(link.get_text(" ")).lower() in _NAV_WORDS for link in links)
+    if len(links) < 2 and not named:
+        return False
+    outside = " ".join(
+        str(piece)
+        for piece in tag.find_all(string=True)
+        if piece.find_parent("a") is None and not isinstance(piece, _SKIP_STRINGS)
+    )
+    if not (named or _NAV_LABEL.search(outside) or _NAV_SEPARATOR.search(outside)):
+        return False  # 'git-merge(1), git-pull(1)': a list of related pages, not a way around this one
+    return bool(_ONLY_SEPARATORS.match(_NAV_LABEL.sub(" ", outside)))
+
+
+def _is_navigation(tag: Tag) -> bool:
+    names = [*tag.get_attribute_list("class"), *tag.get_attribute_list("id")]
+    if any(isinstance(name, str) and _NAV_NAME.search(name.lower()) for name in names):
+        return True
+    label = " ".join(str(tag.get(attribute) or "") for attribute in ("aria-label", "summary")).lower()
+    if "navigation" in label or "breadcrumb" in label:
+        return True
+    return tag.name in _LINK_BLOCKS and _links_only(tag)
+
+
 def _is_boilerplate(tag: Tag) -> bool:
     name = tag.name
     if name in _DROP_TAGS or tag.get("role") in _DROP_ROLES or tag.has_attr("hidden"):
+        return True
+    if name not in ("html", "body", "main", "article") and _is_navigation(tag):
         return True
     classes: list[str] = tag.get_attribute_list("class")
     if name == "div":

@@ -373,7 +373,8 @@ URL_LIKE = re.compile(
 def test_the_pages_reached_the_model_and_it_obeyed_them(run: Outcome) -> None:
     """Not vacuous: injected text was in the prompts, and the model did its worst in every step after reading."""
     assert any(injected(text) for _, text in run.model.calls), "no prompt carried a page's instructions"
-    assert {"ExtractionOut", "ProgressOut", "ReportOut", "VerificationOut", "JudgeOut"} <= set(run.model.obeyed)
+    assert {"ExtractionOut", "ProgressOut", "VerificationOut", "JudgeOut"} <= set(run.model.obeyed)
+    assert {"ReportOut", "QuickAnswerOut"} & set(run.model.obeyed)  # a misled analysis asks for a quick answer
     if run.model.obeyed[0] != "AnalysisOut":
         assert "AnalysisOut" not in run.model.obeyed and "PlanOut" not in run.model.obeyed, "misled by pages only"
     assert run.state["iteration"] == ROUNDS, "the model's 100 new queries kept the research going"

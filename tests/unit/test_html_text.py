@@ -137,6 +137,44 @@ def test_deeply_nested_markup_does_not_hit_the_recursion_limit() -> None:
     assert html_to_text(html).text == "deep text"
 
 
+DOCBOOK_PAGE = """<html><head><title>25.1. SQL Dump</title></head><body>
+<div class="navheader"><table width="100%" summary="Navigation header">
+<tr><th colspan="3" align="center">25.1.6. Using pg_dumpall</th></tr>
+<tr><td><a accesskey="p" href="a.html">Prev</a> </td><th>Chapter 25. Backup and Restore</th>
+<td><a accesskey="n" href="b.html">Next</a></td></tr></table><hr></div>
+<div class="breadcrumbs"><a href="index.html">Docs</a> » <a href="backup.html">Backup</a> » 25.1.6</div>
+<div class="sect2"><h3>25.1.6. Using pg_dumpall</h3>
+<p>The dump script should be restored with psql, connected to the postgres database.</p>
+<p><a href="p.html">Prev</a> | <a href="u.html">Up</a> | <a href="/">Home</a> | <a href="n.html">Next</a></p>
+<p>Next: <a href="x.html">Missing Features</a>, Previous: <a href="y.html">Using libffi</a>, Up: <a href="/">libffi</a>
+[<a href="i.html">Index</a>]</p>
+<p>The core routines are:</p>
+<ul><li><a href="c3ref/open.html">sqlite3_open()</a></li><li><a href="c3ref/close.html">sqlite3_close()</a></li></ul>
+<p><a href="git-merge.html">git-merge(1)</a>, <a href="git-pull.html">git-pull(1)</a></p>
+</div>
+<div class="menu mainmenu"><ul><li><a href="index.html">Home</a></li><li><a href="about.html">About</a></li></ul></div>
+<div class="navfooter"><hr><table width="100%" summary="Navigation footer">
+<tr><td><a href="a.html">Prev</a> </td><td><a href="c.html">Up</a></td><td> <a href="b.html">Next</a></td></tr>
+<tr><td>25.1.5. Restoring the Dump </td><td><a href="index.html">Home</a></td><td> 25.2. File System Level Backup</td>
+</tr></table></div>
+</body></html>"""
+
+
+def test_navigation_lines_and_blocks_are_dropped_but_lists_of_links_in_the_text_are_kept() -> None:
+    text = html_to_text(DOCBOOK_PAGE).text
+
+    for navigation in ("Prev", "Next", "Home", "Chapter 25", "Docs", "25.1.5", "Missing Features", "About"):
+        assert navigation not in text
+    assert text.split("\n\n") == [
+        "25.1.6. Using pg_dumpall",
+        "The dump script should be restored with psql, connected to the postgres database.",
+        "The core routines are:",
+        "sqlite3_open()",
+        "sqlite3_close()",
+        "git-merge(1), git-pull(1)",
+    ]
+
+
 PYTHON_DOCS = [Path("/usr/share/doc/python3.11/html"), Path("/usr/share/doc/python3-doc/html")]
 
 

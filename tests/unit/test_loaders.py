@@ -112,6 +112,22 @@ def test_html_file_gives_main_text_and_title(tmp_path: Path) -> None:
     assert loaded.text == "Fares\n\nA single ticket costs 2.80 crowns."
 
 
+def test_a_local_html_page_loses_its_navigation_lines(tmp_path: Path) -> None:
+    path = tmp_path / "dump.html"
+    path.write_text(
+        "<html><head><title>25.1. SQL Dump</title></head><body>"
+        '<div class="navheader"><table summary="Navigation header"><tr><th>25.1.6</th></tr></table></div>'
+        "<p>Next: <a href='n.html'>Restoring</a>, Previous: <a href='p.html'>Options</a>, "
+        "Up: <a href='u.html'>Backup</a></p>"
+        "<h2>25.1.6. Using pg_dumpall</h2><p>The dump is restored with psql.</p>"
+        "<p><a href='p.html'>Prev</a> | <a href='u.html'>Up</a> | <a href='/'>Home</a> | <a href='n.html'>Next</a></p>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+
+    assert load_file(path).text == "25.1.6. Using pg_dumpall\n\nThe dump is restored with psql."
+
+
 def test_html_in_its_declared_legacy_encoding(tmp_path: Path) -> None:
     path = tmp_path / "old.htm"
     page = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1250"></head>'

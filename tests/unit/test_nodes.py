@@ -245,3 +245,57 @@ async def test_synthesize_drops_a_citation_that_does_not_check_out_and_says_so()
     assert "“A single tram fare costs 2.40 euros” [1]" in markdown
     assert "Trams are free" not in markdown.split("## Caveats")[0]
     assert any("1 of 2 citations did not check out" in notice.message for notice in update["notices"])
+
+
+async def test_synthesize_checks_every_rendered_quotation_against_each_source_cited_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from research_assistant.nodes import synthesize as node
+    from research_assistant.schemas import Finding, ResearchReport
+
+    class Quoting(FakeReasoner):
+        async def synthesize(self, *args: object, **kwargs: object) -> ResearchReport:  # type: ignore[override]
+            return ResearchReport(
+                title="Trams",
+                question="q",
+                key_findings=[
+                    Finding(text="A single tram fare costs 2.40 euros.", evidence_ids=["E-fare"], verbatim=True),
+                    Finding(text="The tram network opened in 1911.", evidence_ids=["E-open"], verbatim=True),
+                ],
+            )
+
+    render = node.render_markdown
+
+    def misattributing(*args: object, **kwargs: object) -> str:  # a renderer bug the final check must catch
+        return render(*args, **kwargs).replace("\u201d [1]", "\u201d [1][2]", 1)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(node, "render_markdown", misattributing)
+    evidence = {
+        "E-fare": Evidence(
+            id="E-fare",
+            claim="fare",
+            quote="A single tram fare costs 2.40 euros.",
+            source_id=FARES.source_id,
+            sub_question_id="q1",
+        ),
+        "E-open": Evidence(
+            id="E-open",
+            claim="opened",
+            quote="The tram network opened in 1911.",
+            source_id=HISTORY.source_id,
+            sub_question_id="q1",
+        ),
+    }
+    state = ResearchState(
+        question="q",
+        plan=PLAN,
+        sources={d.source_id: read_source(d) for d in (FARES, HISTORY)},
+        evidence=evidence,
+        stop_reason="done",
+    )
+    update = await node.synthesize(state, runtime(fake_context(fake_services(Quoting()))))
+    markdown = update["report_markdown"]
+    assert "1. \u201cA single tram fare costs 2.40 euros.\u201d [1]\n" in markdown
+    assert "[1][2]" not in markdown
+    assert "- 1 of 3 citations did not check out and were removed" in markdown  # counted in the caveat
+    assert any(n.message == "1 of 3 citations did not check out and were removed" for n in update["notices"])

@@ -5,12 +5,16 @@ A reply that does not fit is answered with a correction and asked again, a
 bounded number of times; then the step fails with `StepFailed`, which the
 reasoner turns into the extractive fallback. Usage is recorded per run (the
 LangGraph thread) and per role, and reported as a progress event, so tokens
-and cost appear in the run's trace and metrics.
+and cost appear in the run's trace and metrics. Every call is counted there:
+those answered from the cache and those that failed as well. A call may be
+accounted under its own label (the judge model's checking of statements is
+`verification`, apart from its scoring of the report).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -53,14 +57,17 @@ def run_context() -> Any:
         return None
 
 
-def report_usage(role: str, usage: TokenUsage, cached: bool) -> None:
+def report_usage(role: str, usage: TokenUsage, cached: bool = False, failed: bool = False) -> None:
+    """One call as a progress event (`llm/ROLE`): the trace, and so the run's metrics, count it."""
     from langgraph.config import get_stream_writer
 
-    message = (
-        f"{role}: reply from the cache, 0 tokens"
-        if cached
-        else f"{role}: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
-    )
+    if cached:
+        message = f"{role}: reply from the cache, 0 tokens"
+    elif failed and not usage.input_tokens:
+        message = f"{role}: the call failed, 0 tokens"
+    else:
+        message = f"{role}: {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
+        message += " (reply unusable)" if failed else ""
     event = ProgressEvent(
         node=f"{MODEL_NODE}{role}",
         message=message,
@@ -69,6 +76,7 @@ def report_usage(role: str, usage: TokenUsage, cached: bool) -> None:
             "output_tokens": usage.output_tokens,
             "cost_usd": usage.cost_usd,
             "cached": int(cached),
+            "failed": int(failed),
         },
     )
     with contextlib.suppress(RuntimeError):  # outside a graph run (a test, a script) nothing listens
@@ -78,6 +86,59 @@ def report_usage(role: str, usage: TokenUsage, cached: bool) -> None:
 def _short(error: object) -> str:
     text = " ".join(str(error).split()) or type(error).__name__
     return text if len(text) <= 200 else text[:199] + "…"
+
+
+_STATUS_REASONS = {
+    400: "the request was refused",
+    401: "the key was refused",
+    403: "the key was refused",
+    404: "the model was not found",
+    408: "the service timed out",
+    429: "the rate limit or quota was reached",
+    500: "the service had an internal error",
+    502: "the service was unavailable",
+    503: "the model was overloaded or unavailable",
+    504: "the service timed out",
+}
+_STATUS_IN_TEXT = re.compile(
+    r"""['"]code['"]\s*:\s*(\d{3})\b|\b(\d{3})\s+(?:[A-Z][A-Z_]{3,}|Gateway|Service|Internal|Too)\b|\bHTTP\s*(\d{3})\b"""
+)
+_PAYLOAD = re.compile(r"[{\[].*", re.DOTALL)
+
+
+def _status_code(error: BaseException) -> int | None:
+    seen: BaseException | None = error
+    for _ in range(5):  # the error, then what it was raised from
+        if seen is None:
+            break
+        for name in ("code", "status_code"):
+            value = getattr(seen, name, None)
+            if isinstance(value, int) and 400 <= value <= 599:
+                return value
+        match = _STATUS_IN_TEXT.search(str(seen))
+        if match:
+            return int(next(group for group in match.groups() if group))
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def call_failure(error: BaseException) -> str:
+    """Why a model call failed, in a few plain words: never the provider's raw payload."""
+    code = _status_code(error)
+    if code is not None:
+        return f"the model call failed: {_STATUS_REASONS.get(code, 'the service answered with an error')} ({code})"
+    chain = [e for e in (error, error.__cause__, error.__context__) if e is not None]
+    names = " ".join(type(e).__name__ for e in chain)
+    detail = " ".join(_PAYLOAD.sub("", str(error)).split()).rstrip(" :;,-")
+    if len(detail) > 100 or "<" in detail:  # an object's repr, a stack of wrapped messages: not for a reader
+        detail = ""
+    if any(isinstance(e, TimeoutError) for e in chain) or "Timeout" in names:
+        return "the model call timed out"
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        return "the model could not be reached (connection refused)"
+    if any(isinstance(e, ConnectionError) for e in chain) or "Connect" in names:
+        return "the model could not be reached" + (f" ({detail})" if detail else "")
+    return "the model call failed" + (f": {detail}" if detail else f" ({type(error).__name__})")
 
 
 class StructuredCaller:
@@ -109,13 +170,16 @@ class StructuredCaller:
             self._models[spec] = build_chat_model(spec, self.settings)
         return self._models[spec]
 
-    async def ask(self, role: Role, schema: type[T], messages: Messages) -> T:
+    async def ask(self, role: Role, schema: type[T], messages: Messages, *, label: str | None = None) -> T:
+        """The role's model's reply as `schema`; usage, cost and the call counted under `label` (the role)."""
+        label = label or role
         spec = self.spec(role)
         key = ResponseCache.key(spec, schema, messages)
         if self.cache is not None:
             hit = self.cache.get(key, schema)
             if hit is not None:
-                report_usage(role, TokenUsage(), cached=True)
+                self.ledger().count(label, cached=True)
+                report_usage(label, TokenUsage(), cached=True)
                 return hit
         ledger = self.ledger()
         ledger.check()
@@ -128,22 +192,27 @@ class StructuredCaller:
         for _ in range(attempts):
             try:
                 reply = await structured.ainvoke(conversation)
-            except Exception as error:  # the provider's errors are many; each is one line to the analyst
-                raise StepFailed(f"the {role} model call failed: {_short(error)}") from error
+            except Exception as error:  # the provider's errors are many; each is a few words to the analyst
+                ledger.count(label, failed=True)
+                report_usage(label, TokenUsage(), failed=True)
+                raise StepFailed(call_failure(error)) from error
             raw = reply.get("raw")
-            usage = getattr(raw, "usage_metadata", None) or {}
-            call = ledger.record(role, spec, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
-            report_usage(role, call, cached=False)
             parsed, problem = reply.get("parsed"), reply.get("parsing_error")
             finish = str(getattr(raw, "response_metadata", {}).get("finish_reason", "") or "STOP")
             if finish.upper() != "STOP":  # a reply cut short can still parse, into something incomplete
                 parsed, problem = None, f"the reply ended early ({finish})"
-            if isinstance(parsed, schema) and problem is None:
+            usable = isinstance(parsed, schema) and problem is None
+            usage = getattr(raw, "usage_metadata", None) or {}
+            call = ledger.record(
+                label, spec, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)), failed=not usable
+            )
+            report_usage(label, call, failed=not usable)
+            if usable and isinstance(parsed, schema):
                 if self.cache is not None:
                     self.cache.put(key, parsed)
                 return parsed
             conversation += [("ai", str(getattr(raw, "content", ""))[:4000]), correction(_short(problem or "empty"))]
-        raise StepFailed(f"the {role} model's reply did not fit its format after {attempts} tries")
+        raise StepFailed(f"the model's reply did not fit its format after {attempts} tries")
 
     def _structured(self, spec: str, schema: type[BaseModel]) -> Any:
         model = self.model(spec)

@@ -17,7 +17,11 @@ SourceKindName = Literal["local", "web", "news", "academic", "wiki"]
 class AnalysisOut(BaseModel):
     keywords: list[str] = Field(description="Key phrases, most important first (at most 8).")
     entities: list[str] = Field(default_factory=list, description="Named things: products, people, places, versions.")
-    query_type: Literal["factual", "definitional", "comparative", "causal", "procedural", "exploratory"]
+    query_type: Literal["factual", "definitional", "comparative", "causal", "procedural", "exploratory"] = Field(
+        description="factual: a specific fact; definitional: what something is; comparative: how things differ; "
+        "causal: why something happens; procedural: how to do something; exploratory: how something works, or "
+        "an overview of several aspects."
+    )
     domain: str = Field(default="general", description="Subject area, e.g. 'software', 'finance'.")
     needs_recent: bool = Field(default=False, description="Whether the answer depends on recent information.")
     intent: Literal["quick_answer", "full_report"] = Field(
@@ -39,7 +43,9 @@ class PlanOut(BaseModel):
 
 class EvidenceOut(BaseModel):
     passage: int = Field(description="The number of the passage the quote comes from.")
-    quote: str = Field(description="One or two sentences copied exactly, character for character, from the passage.")
+    quote: str = Field(
+        description="One or two whole sentences copied exactly, character for character, from the passage."
+    )
     claim: str = Field(description="What the quote establishes, as one short sentence.")
 
 
@@ -53,9 +59,14 @@ class CoverageOut(BaseModel):
     gap: str = Field(default="", description="What is still missing, if anything.")
 
 
-class ProgressOut(BaseModel):
+class AssessmentOut(BaseModel):
+    """The last round's judgement: no search follows, so no new queries are asked for."""
+
     coverage: list[CoverageOut]
     contradictions: int = Field(default=0, ge=0, description="How many pairs of evidence items disagree.")
+
+
+class ProgressOut(AssessmentOut):
     new_queries: list[str] = Field(default_factory=list, description="Reformulated queries for the gaps.")
     reformulation_hint: str = Field(default="", description="How to search differently for what is missing.")
 
@@ -75,20 +86,37 @@ class ConflictOut(BaseModel):
     sides: list[FindingOut] = Field(description="At least two findings that disagree, each with its own evidence.")
 
 
+class QuickAnswerOut(BaseModel):
+    """A short cited answer to a simple question, and nothing else."""
+
+    title: str
+    answer: list[FindingOut] = Field(description="One to three sentences answering the question.")
+
+
 class ReportOut(BaseModel):
     title: str
-    summary: list[FindingOut] = Field(description="Two to four sentences answering the question.")
-    key_findings: list[FindingOut] = Field(default_factory=list)
-    sections: list[SectionOut] = Field(default_factory=list, description="One per sub-question.")
-    consensus: list[FindingOut] = Field(default_factory=list, description="What several sources agree on.")
+    summary: list[FindingOut] = Field(description="Two to four sentences answering the question directly.")
+    key_findings: list[FindingOut] = Field(
+        default_factory=list, description="The most important facts not already stated in the summary."
+    )
+    sections: list[SectionOut] = Field(
+        default_factory=list, description="One per sub-question: the details, without repeating earlier sentences."
+    )
+    consensus: list[FindingOut] = Field(
+        default_factory=list,
+        description="Only where two or more sources state the same thing, citing each of them; usually empty.",
+    )
     conflicts: list[ConflictOut] = Field(default_factory=list)
-    gaps: list[str] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list, description="What the evidence does not answer.")
     caveats: list[str] = Field(default_factory=list)
 
 
 class VerdictOut(BaseModel):
     statement: int = Field(description="The number of the statement judged.")
-    supported: bool = Field(description="True only if the evidence states or directly implies the statement.")
+    supported: bool = Field(
+        description="True only if the quotes, read with their source and surrounding text, state or directly imply "
+        "the statement."
+    )
 
 
 class VerificationOut(BaseModel):

@@ -11,26 +11,33 @@ and the run is told which step and why.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
+from typing import Any
 
 from research_assistant.context import DepthProfile
-from research_assistant.knowledge.text import normalize_query
+from research_assistant.knowledge.text import content_terms, normalize_query
+from research_assistant.reasoning.confidence import confidence_score
+from research_assistant.reasoning.extractive.analysis import cached_analysis
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 from research_assistant.reasoning.extractive.signals import evidence_id
+from research_assistant.reasoning.extractive.synthesis import direct_answer
 from research_assistant.reasoning.llm import prompts
-from research_assistant.reasoning.llm.caller import StepFailed, StructuredCaller, current_run
-from research_assistant.reasoning.llm.ledger import RESEARCH_SHARE, BudgetExceeded
+from research_assistant.reasoning.llm.caller import StepFailed, StructuredCaller, current_run, run_context
+from research_assistant.reasoning.llm.ledger import RESEARCH_SHARE, BudgetExceeded, CallCounts
 from research_assistant.reasoning.llm.outputs import (
     AnalysisOut,
+    AssessmentOut,
     ExtractionOut,
     FindingOut,
     JudgeOut,
     PlanOut,
     ProgressOut,
+    QuickAnswerOut,
     ReportOut,
     VerificationOut,
 )
+from research_assistant.reasoning.llm.surroundings import SurroundingsMemo, surroundings
 from research_assistant.report.citations import MARKUP, URL_LIKE, plain_text
 from research_assistant.report.support import MIN_SUPPORT, UNVERIFIED, lexical_support
 from research_assistant.schemas import (
@@ -59,6 +66,27 @@ _SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
 COVERED = 0.7
 """A sub-question's coverage score (0-1) from which it counts as answered."""
+SYNTHESIS_EVIDENCE = 120
+"""Most evidence items the synthesis prompt shows; past it, each sub-question keeps its best in turn."""
+
+
+def model_evidence_limit(limit: int) -> int:
+    """Evidence a model keeps per sub-question when the depth's limit is `limit` (2, 3, 4: 5, 7, 9).
+
+    The depth's limit is sized for the extractive reasoner, whose report is its evidence quoted; a model
+    writes its report from the evidence, and needs several facts per sub-question to write a full one.
+    """
+    return 2 * limit + 1
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` within `limit` characters: cut at a word, with an ellipsis, never in the middle of a word."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut and not text[limit - 1].isspace():
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-–—") + "…"
 
 
 def plain_query(text: str) -> str:
@@ -80,12 +108,27 @@ class LLMReasoner:
         self.fallback = fallback
         self.confidence_threshold = confidence_threshold
         self._notices: dict[str, list[Notice]] = {}
+        self._fallbacks: dict[str, list[tuple[str, str, str]]] = {}
+        self._surroundings = SurroundingsMemo()
 
     # What the nodes ask besides the protocol ---------------------------------------------------------------
 
     def take_notices(self) -> list[Notice]:
-        """What went wrong in this run's steps since the last call (fallbacks, unusable replies)."""
-        return self._notices.pop(current_run(), [])
+        """What went wrong in this run's steps since the last call: one notice per step and reason (the
+        sub-questions a failed step was for named by id), then the others."""
+        run = current_run()
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for step, subject, reason in self._fallbacks.pop(run, []):
+            subjects = grouped.setdefault((step, reason), [])
+            if subject and subject not in subjects:
+                subjects.append(subject)
+        notices = []
+        for (step, reason), subjects in grouped.items():
+            several = len(subjects) > 1
+            named = f" ({'sub-questions' if several else 'sub-question'} {_series(subjects)})" if subjects else ""
+            instead = "these steps" if several else "this step"
+            notices.append(Notice(message=f"{step}{named}: {reason}; the extractive reasoner did {instead} instead."))
+        return notices + self._notices.pop(run, [])
 
     def budget_reached(self) -> str | None:
         """The cap most of which this run has spent, so research should stop; None while there is room."""
@@ -97,17 +140,25 @@ class LLMReasoner:
         inputs = sum(u.input_tokens for u in ledger.roles.values())
         return TokenUsage(input_tokens=inputs, output_tokens=ledger.tokens - inputs, cost_usd=ledger.cost_usd)
 
-    def restore_usage(self, run_id: str, roles: dict[str, TokenUsage]) -> None:
-        """What a resumed run had already spent, so its budget counts it."""
+    def model_calls(self) -> CallCounts:
+        """This run's model calls so far: in all, answered from the cache, and failed."""
+        return self.caller.ledger().call_counts
+
+    def restore_usage(self, run_id: str, roles: dict[str, TokenUsage], calls: Mapping[str, Any] | None = None) -> None:
+        """What a resumed run had already spent, so its budget counts it; `calls` (per role, with `calls`,
+        `cached` and `failed` counts) so that its report counts the calls made before as well."""
         ledger = self.caller.ledger(run_id)
         if not ledger.roles:
             for role, usage in roles.items():
-                ledger.add(role, usage)
+                made = (calls or {}).get(role)
+                counts = CallCounts(made.calls, made.cached, made.failed) if made is not None else None
+                ledger.add(role, usage, counts)
 
-    def _fell_back(self, step: str, error: Exception) -> None:
-        self._notices.setdefault(current_run(), []).append(
-            Notice(message=f"{step}: {error}; the extractive reasoner did this step instead.")
-        )
+    def _fell_back(self, step: str, error: Exception, subject: str = "") -> None:
+        """A step the extractive reasoner did instead: said once per step and reason, `subject` (a sub-question
+        id) naming which of several."""
+        reason = " ".join(str(error).split()) or type(error).__name__
+        self._fallbacks.setdefault(current_run(), []).append((step, subject, clip(reason, 160)))
 
     # The protocol -----------------------------------------------------------------------------------------
 
@@ -130,8 +181,11 @@ class LLMReasoner:
         baseline = await self.fallback.plan(question, analysis, profile)
         quick = analysis.intent is Intent.QUICK_ANSWER
         wanted = 1 if quick else profile.sub_questions
-        kinds = ", ".join(kind.value for kind in SourceType)
-        messages = prompts.planning(question, analysis, wanted, profile.queries_per_sub_question, kinds)
+        context = run_context()
+        available = [SourceType(kind) for kind in getattr(context, "source_types", None) or SourceType]
+        kinds = [kind.value for kind in available]
+        providers = getattr(context, "providers", None)
+        messages = prompts.planning(question, analysis, wanted, profile.queries_per_sub_question, kinds, providers)
         try:
             out = await self.caller.ask("planning", PlanOut, messages)
         except (StepFailed, BudgetExceeded) as error:
@@ -139,7 +193,7 @@ class LLMReasoner:
             return baseline.model_copy(update={"sub_questions": baseline.sub_questions[:wanted]})
         sub_questions: list[SubQuestion] = []
         for planned in out.sub_questions:
-            text = _normalized(URL_LIKE.sub(" ", planned.text))[:300]
+            text = clip(_normalized(URL_LIKE.sub(" ", planned.text)), 300)
             queries = [q for q in dict.fromkeys(plain_query(q) for q in planned.queries) if q]
             if not text:
                 continue
@@ -149,7 +203,7 @@ class LLMReasoner:
                     text=text,
                     priority=planned.priority,
                     queries=queries[: profile.queries_per_sub_question] or [plain_query(text)],
-                    source_types=[SourceType(kind) for kind in dict.fromkeys(planned.source_types)],
+                    source_types=[SourceType(k) for k in dict.fromkeys(planned.source_types) if k in kinds],
                 )
             )
             if len(sub_questions) == wanted:  # a model (or a page it read) cannot enlarge the research
@@ -157,7 +211,7 @@ class LLMReasoner:
         if not sub_questions:
             self._fell_back("Planning", StepFailed("the plan had no sub-questions"))
             return baseline
-        criteria = _normalized(out.completion_criteria)[:300] or baseline.completion_criteria
+        criteria = clip(_normalized(out.completion_criteria), 300) or baseline.completion_criteria
         return baseline.model_copy(update={"sub_questions": sub_questions, "completion_criteria": criteria})
 
     async def extract(
@@ -165,13 +219,14 @@ class LLMReasoner:
     ) -> list[Evidence]:
         if not passages:
             return []
+        wanted = model_evidence_limit(limit)
         try:
             out = await self.caller.ask(
-                "extraction", ExtractionOut, prompts.extraction(question, sub_question, passages, limit)
+                "extraction", ExtractionOut, prompts.extraction(question, sub_question, passages, wanted)
             )
         except (StepFailed, BudgetExceeded) as error:
-            self._fell_back(f"Evidence for '{sub_question.text}'", error)
-            return await self.fallback.extract(question, sub_question, passages, limit)
+            self._fell_back("Evidence extraction", error, sub_question.id)
+            return self._remembered(await self.fallback.extract(question, sub_question, passages, limit), passages)
         evidence: dict[str, Evidence] = {}
         for item in out.evidence:
             if not 1 <= item.passage <= len(passages):
@@ -184,14 +239,25 @@ class LLMReasoner:
                 continue  # a page's link, image or markup is never evidence, even quoted word for word
             found = Evidence(
                 id=evidence_id(passage.source_id, sub_question.id, quote),
-                claim=plain_text(item.claim)[:400] or quote,
+                claim=clip(plain_text(item.claim), 400) or quote,
                 quote=quote,
                 source_id=passage.source_id,
                 sub_question_id=sub_question.id,
                 score=passage.score,
             )
             evidence.setdefault(found.id, found)
-        return list(evidence.values())[:limit]
+        return self._remembered(list(evidence.values())[:wanted], passages)
+
+    def _remembered(self, evidence: list[Evidence], passages: Sequence[Passage]) -> list[Evidence]:
+        """The evidence, its surroundings in its passage kept for the verifier."""
+        for item in evidence:
+            for passage in passages:
+                if passage.source_id == item.source_id:
+                    found = surroundings(passage.text, item.quote)
+                    if found.text:
+                        self._surroundings.remember(item.id, found)
+                        break
+        return evidence
 
     async def evaluate(
         self,
@@ -203,9 +269,11 @@ class LLMReasoner:
         search_history: list[str],
     ) -> ProgressAssessment:
         by_id = {source.id: source for source in sources}
+        final = _last_round(iteration)  # no search follows: ask for no queries
+        schema: type[AssessmentOut] = AssessmentOut if final else ProgressOut
         try:
             out = await self.caller.ask(
-                "evaluation", ProgressOut, prompts.progress(question, plan, evidence, by_id, search_history)
+                "evaluation", schema, prompts.progress(question, plan, evidence, by_id, search_history, final)
             )
         except (StepFailed, BudgetExceeded) as error:
             self._fell_back("Progress evaluation", error)
@@ -224,11 +292,20 @@ class LLMReasoner:
                     covered=score >= COVERED and len(items) >= plan.min_evidence_per_question,
                 )
             )
-        confidence = confidence_score(coverage, evidence, by_id, out.contradictions, date.today())
+        confidence = confidence_score(
+            question,
+            plan,
+            coverage,
+            evidence,
+            by_id,
+            conflicts=out.contradictions,
+            needs_recent=cached_analysis(question).needs_recent,
+            today=date.today(),
+        )
         gaps = [c.sub_question_id for c in coverage if not c.covered]
         tried = {normalize_query(q) for q in search_history}
         new_queries: list[SearchQuery] = []
-        for text in out.new_queries:
+        for text in out.new_queries if isinstance(out, ProgressOut) else []:
             query = plain_query(text)
             if query and normalize_query(query) not in tried and gaps:
                 tried.add(normalize_query(query))
@@ -239,8 +316,9 @@ class LLMReasoner:
             confidence=confidence,
             gaps=gaps,
             new_queries=new_queries[: 2 * max(len(gaps), 1)],
-            complete=confidence >= self.confidence_threshold,
-            hint=_normalized(out.reformulation_hint)[:300],
+            # Every sub-question answered is a complete research, whatever the sources' dates and credibility.
+            complete=confidence >= self.confidence_threshold or (bool(coverage) and not gaps),
+            hint=clip(_normalized(out.reformulation_hint), 300) if isinstance(out, ProgressOut) else "",
         )
 
     async def synthesize(
@@ -255,39 +333,76 @@ class LLMReasoner:
         by_id = {source.id: source for source in sources}
         known = {item.id: item for item in evidence}
         quick = analysis.intent is Intent.QUICK_ANSWER
+        messages = prompts.synthesis(question, plan, _for_synthesis(evidence, plan), by_id, quick)
         try:
-            out = await self.caller.ask(
-                "synthesis", ReportOut, prompts.synthesis(question, plan, evidence, by_id, quick)
-            )
+            if quick:
+                short = await self.caller.ask("synthesis", QuickAnswerOut, messages)
+                out = ReportOut(title=short.title, summary=short.answer)
+            else:
+                out = await self.caller.ask("synthesis", ReportOut, messages)
         except (StepFailed, BudgetExceeded) as error:
             self._fell_back("Synthesis", error)
             return await self.fallback.synthesize(question, analysis, plan, evidence, sources, assessment)
+        summary = _findings(out.summary, known)
+        key_findings = _new_facts(_findings(out.key_findings, known), summary)
+        sections = []
+        for section in out.sections:
+            findings = _findings(section.findings, known)
+            sections.append(
+                ReportSection(
+                    heading=clip(plain_text(section.heading), 200),
+                    findings=_new_facts(findings, [*summary, *key_findings]) or findings,
+                )
+            )
+        # A value the question asks for opens the report as the quotation that states it, as offline;
+        # whether another kind of answer was found is the model's to say in its summary.
+        stating, answer_note = ([], "") if quick else direct_answer(question, plan, evidence, values_only=True)
         report = ResearchReport(
-            title=plain_text(out.title)[:200] or question,
+            title=clip(plain_text(out.title), 200) or question,
             question=question,
-            summary=_findings(out.summary, known),
-            key_findings=_findings(out.key_findings, known),
-            sections=[
-                ReportSection(heading=plain_text(s.heading)[:200], findings=_findings(s.findings, known))
-                for s in out.sections
+            answer=[Finding(text=e.claim, evidence_ids=[e.id], verbatim=True) for e in stating],
+            answer_note=answer_note,
+            summary=summary,
+            key_findings=key_findings,
+            sections=sections,
+            # Consensus is what several sources say: a finding that cites one source is no consensus.
+            consensus=[
+                f for f in _findings(out.consensus, known) if len({known[i].source_id for i in f.evidence_ids}) > 1
             ],
-            consensus=_findings(out.consensus, known),
             conflicts=[
-                Conflict(topic=plain_text(c.topic)[:200], sides=sides)
+                Conflict(topic=clip(plain_text(c.topic), 200), sides=sides)
                 for c in out.conflicts
                 if len(sides := _findings(c.sides, known)) >= 2
             ],
-            gaps=[gap for gap in (plain_text(g)[:300] for g in out.gaps) if gap],
-            caveats=[caveat for caveat in (plain_text(c)[:300] for c in out.caveats) if caveat],
+            gaps=[gap for gap in (clip(plain_text(g), 300) for g in out.gaps) if gap],
+            caveats=[caveat for caveat in (clip(plain_text(c), 300) for c in out.caveats) if caveat],
             quick_answer=quick,
         )
-        return await self._verified(report, known)
+        return await self._verified(report, known, by_id)
 
-    async def _verified(self, report: ResearchReport, known: dict[str, Evidence]) -> ResearchReport:
-        """Each statement checked against its evidence, lexically and by the judge model; what fails is marked."""
+    async def _verified(
+        self, report: ResearchReport, known: dict[str, Evidence], sources: dict[str, SourceRecord]
+    ) -> ResearchReport:
+        """Each statement checked against its evidence, lexically and by the judge model; what fails is marked.
+
+        Both checks see each quote with what tells what it is about: its source's title, and (for the model)
+        the heading and sentences around it, so that a statement naming its source or section is not taken
+        for one that goes beyond its quotes.
+        """
         statements = _statements(report)
+        titles = {source_id: source.title for source_id, source in sources.items()}
+        around = {i: self._surroundings.get(i) for _, ids in statements for i in ids}
         lexical = {
-            text: lexical_support(text, (known[i].quote for i in ids)) >= MIN_SUPPORT for text, ids in statements
+            text: lexical_support(
+                text,
+                [
+                    *(known[i].quote for i in ids),
+                    *(titles.get(known[i].source_id, "") for i in ids),
+                    *(around[i].heading for i in ids),
+                ],
+            )
+            >= MIN_SUPPORT
+            for text, ids in statements
         }
         judged: dict[str, bool] = {}
         caveats = list(report.caveats)
@@ -296,7 +411,12 @@ class LLMReasoner:
                 out = await self.caller.ask(
                     "judge",
                     VerificationOut,
-                    prompts.verification([(text, [known[i] for i in ids]) for text, ids in statements]),
+                    prompts.verification(
+                        [(text, [known[i] for i in ids]) for text, ids in statements],
+                        titles,
+                        {i: found.text for i, found in around.items()},
+                    ),
+                    label="verification",
                 )
                 judged = {
                     statements[v.statement - 1][0]: v.supported
@@ -304,12 +424,15 @@ class LLMReasoner:
                     if 1 <= v.statement <= len(statements)
                 }
             except (StepFailed, BudgetExceeded) as error:
-                caveats.append(f"The model check of statements could not run ({error}); they were checked lexically.")
+                caveats.append(
+                    f"The model check of statements could not run ({error}); they were checked lexically only."
+                )
         failed = {text for text, _ in statements if not lexical[text] or not judged.get(text, True)}
         if failed:
+            one = len(failed) == 1
             caveats.append(
-                f"{len(failed)} of {len(statements)} statements are not clearly supported by their evidence and "
-                f"are marked {UNVERIFIED}."
+                f"{len(failed)} of {len(statements)} statements {'is' if one else 'are'} not clearly supported by "
+                f"{'its' if one else 'their'} evidence and {'is' if one else 'are'} marked {UNVERIFIED}."
             )
         return _mark(report, failed).model_copy(update={"caveats": caveats})
 
@@ -330,41 +453,9 @@ class LLMReasoner:
             accuracy=out.accuracy,
             completeness=out.completeness,
             source_quality=out.source_quality,
-            strengths=[s for s in (plain_text(s)[:200] for s in out.strengths) if s][:5],
-            weaknesses=[w for w in (plain_text(w)[:200] for w in out.weaknesses) if w][:5],
+            strengths=[s for s in (clip(plain_text(s), 200) for s in out.strengths) if s][:5],
+            weaknesses=[w for w in (clip(plain_text(w), 200) for w in out.weaknesses) if w][:5],
         )
-
-
-def confidence_score(
-    coverage: Sequence[Coverage],
-    evidence: Sequence[Evidence],
-    sources: dict[str, SourceRecord],
-    contradictions: int,
-    today: date,
-) -> float:
-    """0-100: coverage 40, source reliability 30, recency 15, consistency 15.
-
-    Coverage is the model's judgement per sub-question; reliability the mean credibility of the sources the
-    evidence quotes; recency how recent those sources are (within 2 years 1, 5 years 0.6, older 0.3,
-    undated 0.5); consistency falls with each contradiction the model counts between evidence items.
-    """
-    if not evidence or not coverage:
-        return 0.0
-    cited = [sources[e.source_id] for e in evidence if e.source_id in sources] or list(sources.values())
-    reliability = sum(s.credibility.score if s.credibility else 0.5 for s in cited) / max(len(cited), 1)
-    recency = sum(_freshness(s.published, today) for s in cited) / max(len(cited), 1)
-    consistency = max(0.0, 1.0 - contradictions / max(1.0, len(evidence) / 2))
-    covered = sum(c.score for c in coverage) / len(coverage)
-    return round(40 * covered + 30 * reliability + 15 * recency + 15 * consistency, 1)
-
-
-def _freshness(published: str | None, today: date) -> float:
-    try:
-        when = date.fromisoformat((published or "")[:10])
-    except ValueError:
-        return 0.5
-    age = (today - when).days / 365.25
-    return 1.0 if age <= 2 else 0.6 if age <= 5 else 0.3
 
 
 def _findings(items: Sequence[FindingOut], known: dict[str, Evidence]) -> list[Finding]:
@@ -372,7 +463,7 @@ def _findings(items: Sequence[FindingOut], known: dict[str, Evidence]) -> list[F
     found = []
     for item in items:
         ids = [i for i in dict.fromkeys(item.evidence) if i in known]
-        text = plain_text(item.text)[:600]
+        text = clip(plain_text(item.text), 600)
         if text and ids:
             found.append(Finding(text=text, evidence_ids=ids))
     return found
@@ -405,3 +496,48 @@ def _mark(report: ResearchReport, failed: set[str]) -> ResearchReport:
             "conflicts": [c.model_copy(update={"sides": mark(c.sides)}) for c in report.conflicts],
         }
     )
+
+
+def _series(items: Sequence[str]) -> str:
+    """'q1', 'q1 and q2', 'q1, q2 and q3'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _last_round(iteration: int) -> bool:
+    """Whether round `iteration` is the run's last by its iteration limit (False outside a run)."""
+    limit = getattr(run_context(), "iteration_limit", None)
+    return isinstance(limit, int) and iteration >= limit
+
+
+def _for_synthesis(evidence: Sequence[Evidence], plan: ResearchPlan, cap: int = SYNTHESIS_EVIDENCE) -> list[Evidence]:
+    """The evidence the report is written from, grouped by sub-question; past `cap` items each sub-question
+    keeps its best in turn, so that every one of them can still be answered."""
+    order = {sub.id: n for n, sub in enumerate(plan.sub_questions)}
+    grouped: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        grouped.setdefault(item.sub_question_id, []).append(item)
+    queues = [grouped[key] for key in sorted(grouped, key=lambda key: order.get(key, len(order)))]
+    if len(evidence) > cap:
+        queues = [sorted(queue, key=lambda item: -item.score) for queue in queues]
+        chosen: set[str] = set()
+        while len(chosen) < cap:
+            for queue in queues:
+                taken = next((item for item in queue if item.id not in chosen), None)
+                if taken is not None and len(chosen) < cap:
+                    chosen.add(taken.id)
+        queues = [[item for item in queue if item.id in chosen] for queue in queues]
+    return [item for queue in queues for item in queue]
+
+
+def _new_facts(findings: Sequence[Finding], earlier: Sequence[Finding]) -> list[Finding]:
+    """The findings that add something: one whose every content word an earlier statement already has is
+    a repetition (a key finding that restates the summary, a section sentence that restates a key finding)."""
+    seen = [set(content_terms(f.text)) for f in earlier]
+    kept = []
+    for finding in findings:
+        terms = set(content_terms(finding.text))
+        if terms and any(terms <= other for other in seen):
+            continue
+        kept.append(finding)
+        seen.append(terms)
+    return kept

@@ -24,9 +24,8 @@ from research_assistant.reasoning.llm.outputs import (
     ReportOut,
     VerificationOut,
 )
-from research_assistant.reasoning.llm.reasoner import UNVERIFIED, LLMReasoner, confidence_score
+from research_assistant.reasoning.llm.reasoner import UNVERIFIED, LLMReasoner
 from research_assistant.schemas import (
-    Coverage,
     Credibility,
     Evidence,
     Intent,
@@ -172,18 +171,6 @@ def test_costs_come_from_the_price_table() -> None:
         ledger.check()
 
 
-def test_confidence_weighs_coverage_reliability_recency_and_consistency() -> None:
-    today = date(2026, 11, 21)
-    full = [Coverage(sub_question_id="q1", evidence_count=1, source_count=1, score=1.0, covered=True)]
-    fresh = SOURCE.model_copy(update={"published": "2026-01-01", "credibility": Credibility(score=1.0)})
-    assert confidence_score(full, [FARE], {"s1": fresh}, 0, today) == 100.0
-    old = fresh.model_copy(update={"published": "2001-01-01", "credibility": Credibility(score=0.5)})
-    assert confidence_score(full, [FARE], {"s1": old}, 0, today) == 40 + 15 + 4.5 + 15
-    half = [full[0].model_copy(update={"score": 0.5})]
-    assert confidence_score(half, [FARE, FARE], {"s1": fresh}, 1, today) == 20 + 30 + 15 + 0
-    assert confidence_score(full, [], {"s1": fresh}, 0, today) == 0.0
-
-
 async def test_progress_needs_new_queries_unlike_any_earlier_one(tmp_path: Path) -> None:
     reply = ProgressOut(
         coverage=[{"sub_question": "q1", "score": 0.2, "gap": "children's fares"}],
@@ -215,3 +202,29 @@ async def test_the_report_cites_only_known_evidence_and_unsupported_statements_a
         (f"Trams are free on Sundays for everyone. {UNVERIFIED}", ["E1"]),  # the lexical check caught it
     ]
     assert any("1 of 2 statements" in caveat for caveat in written.caveats)
+
+
+async def test_a_quotation_in_a_model_statement_is_cited_only_to_the_sources_that_hold_it(tmp_path: Path) -> None:
+    from research_assistant.context import CitationStyle
+    from research_assistant.report.render import render_markdown
+
+    free = Evidence(
+        id="E2",
+        claim="Small children ride free",
+        quote="Children under six ride free.",
+        source_id="s2",
+        sub_question_id="q1",
+    )
+    children = SOURCE.model_copy(update={"id": "s2", "locator": "https://city.example/children"})
+    report = ReportOut(
+        title="Fares",
+        summary=[{"text": 'A fare costs "2.40 euros" and children under six ride free.', "evidence": ["E1", "E2"]}],
+        consensus=[{"text": 'The city says "A single tram fare costs 2.40 euros."', "evidence": ["E1", "E2"]}],
+    )
+    verdicts = VerificationOut(verdicts=[{"statement": 1, "supported": True}, {"statement": 2, "supported": True}])
+    llm, _ = reasoner(answers(ReportOut=report, VerificationOut=verdicts), tmp_path)
+    written = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE, free], [SOURCE, children], None)
+    markdown = render_markdown(written, {"s1": SOURCE, "s2": children}, {"E1": FARE, "E2": free}, CitationStyle.NUMERIC)
+    # the fares page [1] holds the quotations; the children's page [2] is cited only for what it says
+    assert 'A fare costs "2.40 euros" [1] and children under six ride free [1][2].' in markdown
+    assert '- The city says "A single tram fare costs 2.40 euros." [1]\n' in markdown
