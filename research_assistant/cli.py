@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--style", choices=[s.value for s in CitationStyle], help="citation style (default: numeric)")
     run.add_argument("--max-sources", type=_positive_int, help="most sources to read")
     run.add_argument("--max-iterations", type=_positive_int, help="most research rounds (at most 10)")
-    run.add_argument("--max-seconds", type=float, help="wall-clock limit for the run")
+    run.add_argument("--max-seconds", type=_number, help="wall-clock limit for the run, in seconds (more than 0)")
     run.add_argument(
         "--sources",
         type=_source_kinds,
@@ -136,9 +136,16 @@ def _role_model(text: str) -> tuple[str, str]:
     return role.strip(), model.strip()
 
 
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
 def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
+    value = _number(text)
+    if not value > 0:
         raise argparse.ArgumentTypeError("must be more than 0")
     return value
 
@@ -183,6 +190,8 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
+    if args.max_seconds is not None and not 0 < args.max_seconds < float("inf"):
+        raise UsageError(f"--max-seconds must be a number of seconds more than 0, not {args.max_seconds:g}")
     settings = _settings()
     corpus = args.corpus or settings.corpus_dir
     source_types = args.sources or _default_sources(corpus is not None, settings)
@@ -203,7 +212,7 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         citation_style=CitationStyle(args.style or settings.citation_style),
         max_sources=args.max_sources,
         max_iterations=args.max_iterations,
-        max_seconds=args.max_seconds or settings.max_seconds,
+        max_seconds=args.max_seconds if args.max_seconds is not None else settings.max_seconds,
         refresh=args.refresh,
         providers=args.providers,
         recency_days=args.recency,
@@ -337,11 +346,13 @@ def _find_run(settings: Settings, run_id: str) -> RunRecord:
 
 def _deliver(result: dict[str, Any], args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Write the report where the analyst asked; the exit code says whether it has evidence."""
+    from research_assistant.storage import StorageError, default_file_mode, write_atomically
+
     markdown = result["report_markdown"]
     if args.out is not None:
-        try:
-            args.out.write_text(markdown, encoding="utf-8")
-        except OSError as error:
+        try:  # a temporary file renamed over the target: a full disk leaves the previous report whole
+            write_atomically(args.out, markdown.encode("utf-8"), mode=default_file_mode(args.out), durable=True)
+        except StorageError as error:
             raise UsageError(f"cannot write the report to {args.out}: {error.strerror}") from None
         if not args.quiet:
             print(f"report written to {args.out}", file=stderr)
@@ -376,10 +387,11 @@ def _research(work: Coroutine[Any, Any, dict[str, Any]], run_id: str) -> dict[st
     from research_assistant.corpus.files import CorpusError
     from research_assistant.runner import RunNotResumable
     from research_assistant.services import ConfigurationError
+    from research_assistant.storage import StorageError
 
     try:
         return asyncio.run(work)
-    except (CorpusError, ConfigurationError, RunNotResumable) as error:
+    except (CorpusError, ConfigurationError, RunNotResumable, StorageError) as error:
         raise UsageError(str(error)) from None
     except KeyboardInterrupt:
         raise Cancelled(
@@ -407,11 +419,15 @@ def fetch_command(url: str, stdout: TextIO, stderr: TextIO, *, refresh: bool, ma
         get_settings()
     except SettingsError as error:
         raise UsageError(str(error)) from None
+    from research_assistant.storage import StorageError
+
     try:
         report = asyncio.run(_fetch(url.strip(), refresh, max_chars))
     except FetchError as error:
         print(f"research-assistant: {url}: {error}", file=stderr)
         return EXIT_USAGE
+    except StorageError as error:  # the page was read, but the cache cannot keep it (a full disk)
+        raise UsageError(str(error)) from None
     stdout.write(report)
     return EXIT_OK if report else EXIT_USAGE
 

@@ -124,21 +124,26 @@ async def _drive(
     context = dataclasses.replace(context, deadline=time.time() + context.max_seconds)
     config: RunnableConfig = {"configurable": {"thread_id": record.run_id}}
     trace.record(EventKind.RUN_START, message="resumed" if graph_input is None else "started")
+    first_input = {"question": record.question, "run_id": record.run_id}
     values: dict[str, Any] = {}
     status, error, waiting = RunStatus.FAILED, "", ""
     try:
         async with open_checkpointer(context.db_dir) as saver:
             graph = build_graph(saver)
-            if graph_input is None and (await graph.aget_state(config)).interrupts:
-                graph_input = Command(resume=review)  # the run was waiting for its plan to be reviewed
+            if graph_input is None:
+                snapshot = await graph.aget_state(config)
+                if snapshot.interrupts:
+                    graph_input = Command(resume=review)  # the run was waiting for its plan to be reviewed
+                elif not _started(snapshot.values) and not finish:
+                    graph_input = first_input  # stopped before its first checkpoint: start again from its question
             try:
                 if finish:
-                    await _skip_to_synthesis(graph, config, "stopped on request")
+                    await _skip_to_synthesis(graph, config, "stopped on request", first_input)
                 await _stream(graph, graph_input, config, context, trace, deadline=context.deadline)
             except DeadlinePassed:
                 reason = f"time limit reached ({context.max_seconds:g} s)"
                 trace.record(EventKind.PROGRESS, node="runner", level="warning", message=f"{reason}; writing report")
-                await _skip_to_synthesis(graph, config, reason)
+                await _skip_to_synthesis(graph, config, reason, first_input)
                 await _stream(graph, None, config, context, trace, deadline=None)
             snapshot = await graph.aget_state(config)
             values = dict(snapshot.values)
@@ -166,7 +171,8 @@ def _restore_usage(context: Context, store: RunStore, run_id: str) -> None:
 
     restore = getattr(services_for(context).reasoner, "restore_usage", None)
     if restore is not None:
-        restore(run_id, compute_metrics(store.events(run_id), {}).tokens)
+        metrics = compute_metrics(store.events(run_id), {})
+        restore(run_id, metrics.tokens, metrics.calls)
 
 
 async def _stream(
@@ -206,13 +212,28 @@ async def _stream(
         raise  # raised inside the graph, not by the deadline
 
 
-async def _skip_to_synthesis(graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig, why: str) -> None:
-    """Record a stop reason as if evaluate_progress had decided it, so the run's next step is synthesis."""
+def _started(values: dict[str, Any]) -> bool:
+    """Whether a checkpoint holds the run's state: a run stopped before its first step has none (or only the
+    input, not yet taken in)."""
+    return bool(values.get("question"))
+
+
+async def _skip_to_synthesis(
+    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig, why: str, first_input: dict[str, Any]
+) -> None:
+    """Record a stop reason as if evaluate_progress had decided it, so the run's next step is synthesis.
+
+    A run stopped before its first step has gathered nothing; its state starts here, from its question, and
+    its report says that nothing was found.
+    """
     snapshot = await graph.aget_state(config)
-    if not snapshot.next or "synthesize" in snapshot.next:
+    started = _started(snapshot.values)
+    if started and (not snapshot.next or "synthesize" in snapshot.next):
         return
     notice = Notice(message=f"Research stopped early: {why}. The report covers what was gathered until then.")
     update = {"stop_reason": why, "notices": [notice]}
+    if not started:
+        update = {**first_input, **update}
     await graph.aupdate_state(config, update, as_node="evaluate_progress")
 
 

@@ -9,15 +9,23 @@ kept as `SecretStr`, so they never appear in a repr, a log or a report.
 
 from __future__ import annotations
 
+import io
 import ipaddress
+import json
+import os
 import shutil
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
 
+MIN_CHUNK_SIZE = 100
+"""Shorter chunks would cut most sentences in pieces, and no quotation could be checked against them."""
+MAX_CHUNK_SIZE = 100_000
 _CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -29,10 +37,14 @@ class Settings(BaseSettings):
     cache_dir: Path = Field(default=Path("cache"), description="Where the document and search caches live.")
     depth: Literal["quick", "standard", "deep"] = Field(default="standard", description="How thorough a run is.")
     citation_style: Literal["numeric", "apa", "mla"] = Field(default="numeric", description="Sources list style.")
-    max_seconds: float = Field(default=600.0, description="Wall-clock limit of one run, in seconds.")
-    embedding: str = Field(default="hashing", description="Embedding model: 'hashing' (offline) or 'chroma-onnx'.")
-    chunk_size: int = Field(default=900, description="Characters per repository chunk.")
-    chunk_overlap: int = Field(default=120, description="Characters shared by neighbouring chunks.")
+    max_seconds: float = Field(default=600.0, gt=0, description="Wall-clock limit of one run, in seconds.")
+    embedding: Literal["hashing", "chroma-onnx", "gemini"] = Field(
+        default="hashing", description="Embedding model: 'hashing' (offline), 'chroma-onnx' or 'gemini'."
+    )
+    chunk_size: int = Field(
+        default=900, ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE, description="Characters per repository chunk."
+    )
+    chunk_overlap: int = Field(default=120, ge=0, description="Characters shared by neighbouring chunks.")
 
     # Search providers: keys and endpoints.
     tavily_api_key: SecretStr | None = Field(
@@ -93,7 +105,7 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(default=90.0, gt=0, description="Seconds one model call may take.")
     llm_max_retries: int = Field(default=2, ge=0, description="Retries of a model call on 429 and 5xx.")
     llm_parse_retries: int = Field(default=1, ge=0, description="Re-asks when a reply does not fit its schema.")
-    llm_prices: dict[str, tuple[float, float]] = Field(
+    llm_prices: Annotated[dict[str, tuple[float, float]], NoDecode] = Field(
         default_factory=lambda: {
             "gemini-2.5-flash": (0.30, 2.50),
             "gemini-2.5-pro": (1.25, 10.00),
@@ -116,6 +128,77 @@ class Settings(BaseSettings):
             except ValueError:
                 raise ValueError(f"{part!r} is not an IP range such as 10.0.0.0/8") from None
         return value
+
+    @field_validator("llm_prices", mode="before")
+    @classmethod
+    def _prices_from_json(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise ValueError(
+                    'not JSON; expected {"model-name": [input USD, output USD] per million tokens, ...}'
+                ) from None
+        if isinstance(value, dict):
+            for name, price in value.items():
+                if not isinstance(price, list | tuple) or len(price) != 2:
+                    raise ValueError(f"the price of {name!r} must be [input USD, output USD] per million tokens")
+                if any(not isinstance(part, int | float) or part < 0 for part in price):
+                    raise ValueError(f"the prices of {name!r} must be numbers of at least 0")
+        return value
+
+    @field_validator(
+        "tavily_base_url", "exa_base_url", "wikipedia_base_url", "arxiv_base_url", "wayback_base_url", "gemini_base_url"
+    )
+    @classmethod
+    def _web_url(cls, value: str, info: ValidationInfo) -> str:
+        if info.field_name == "wayback_base_url" and not value.strip():
+            return ""  # no archive: a page that cannot be read is not looked up in the Wayback Machine
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value.strip()
+
+    @field_validator(
+        "model_analysis", "model_planning", "model_extraction", "model_evaluation", "model_synthesis", "model_judge"
+    )
+    @classmethod
+    def _model_name(cls, value: str) -> str:
+        provider, colon, model = value.strip().rpartition(":")
+        if not model or (colon and not provider) or any(char.isspace() for char in value.strip()):
+            raise ValueError(f"{value!r} is not a model name such as google_genai:gemini-2.5-flash")
+        return value.strip()
+
+    @field_validator("user_agent")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("db_dir", "cache_dir")
+    @classmethod
+    def _usable_folder(cls, value: Path) -> Path:
+        folder = value.expanduser()
+        if folder.exists():
+            if not folder.is_dir():
+                raise ValueError(f"{folder} exists and is not a folder")
+            return value
+        ancestor = folder.absolute().parent
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+            raise ValueError(f"{folder} cannot be created: {ancestor} is not a writable folder")
+        return value
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"RESEARCH_CHUNK_OVERLAP ({self.chunk_overlap}) must be less than RESEARCH_CHUNK_SIZE "
+                f"({self.chunk_size})"
+            )
+        return self
 
     @property
     def private_networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
@@ -152,13 +235,62 @@ class SettingsError(Exception):
     """A setting in the environment or `.env` has a value that cannot work; the message names it."""
 
 
+def check_env_file(path: Path) -> None:
+    """Raise `SettingsError`, naming the file and its lines, when a `.env` file cannot be read as settings.
+
+    python-dotenv would otherwise print a warning per bad line, each time the file is read, without naming it.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise SettingsError(f"cannot read {path.absolute()}: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise SettingsError(
+            f"{path.absolute()} line {line}: not text (a binary file?); write NAME=value lines"
+        ) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise SettingsError(
+            f"{path.absolute()} line {line}: not text (a binary file?); write NAME=value lines"
+        ) from None
+    from dotenv.parser import parse_stream
+
+    bad = [binding.original.line for binding in parse_stream(io.StringIO(text)) if binding.error]
+    if bad:
+        lines = ", ".join(str(number) for number in bad[:10]) + (" ..." if len(bad) > 10 else "")
+        plural = "s" if len(bad) > 1 else ""
+        raise SettingsError(f"{path.absolute()} line{plural} {lines}: cannot be read; write NAME=value lines")
+
+
+def _setting_name(loc: tuple[int | str, ...]) -> str:
+    name = "_".join(str(part) for part in loc)
+    if not name:
+        return ""
+    name = name.upper()
+    return name if name.startswith("RESEARCH_") or name.endswith("_API_KEY") else f"RESEARCH_{name}"
+
+
+def _explain(error: ValidationError) -> str:
+    problems = []
+    for issue in error.errors():
+        message = str(issue["msg"]).removeprefix("Value error, ")
+        name = _setting_name(tuple(issue["loc"]))
+        problems.append(f"{name}: {message}" if name else message)
+    return "; ".join(problems)
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    env_file = Path(str(Settings.model_config.get("env_file") or ".env"))
+    check_env_file(env_file)
     try:
         return Settings()
     except ValidationError as error:
-        problems = "; ".join(
-            f"RESEARCH_{'_'.join(str(part) for part in issue['loc']).upper()}: {issue['msg']}"
-            for issue in error.errors()
-        )
-        raise SettingsError(f"invalid setting in the environment or .env: {problems}") from None
+        raise SettingsError(f"invalid setting in the environment or .env: {_explain(error)}") from None
+    except SourceError as error:  # a value that cannot even be decoded; pydantic-settings names the field
+        raise SettingsError(f"invalid setting in the environment or .env: {error}") from None

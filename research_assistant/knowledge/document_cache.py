@@ -3,7 +3,10 @@
 One JSON file per source (`<cache_dir>/documents/<source_id>.json`), so a
 source is never fetched or parsed twice, and state only needs to carry ids.
 Writes go to a temporary file that is then renamed over the target, so a
-reader never sees half a document, even across processes.
+reader never sees half a document, even across processes. A file that is
+damaged all the same (garbled by hand, a disk fault, a full disk before this
+was so) does not parse as a document of its id, and counts as absent: the
+source is read again and cached anew.
 """
 
 from __future__ import annotations
@@ -32,19 +35,21 @@ class DocumentCache:
         return self.directory / f"{source_id}.json"
 
     def get(self, source_id: str) -> StoredDocument | None:
-        """The cached document, or None when it is missing or unreadable."""
+        """The cached document, or None when it is missing, unreadable or damaged."""
         path = self._path(source_id)
         try:
             raw = path.read_bytes()
         except OSError:
             return None
         try:
-            return StoredDocument.model_validate_json(raw)
+            doc = StoredDocument.model_validate_json(raw)
         except (ValidationError, ValueError):
             return None
+        return doc if doc.source_id == source_id else None
 
     def put(self, doc: StoredDocument) -> None:
-        """Store (or replace) a document atomically."""
+        """Store (or replace) a document atomically; raises `StorageError` (naming the file) when it cannot be
+        written, leaving the previous entry as it was."""
         write_atomically(self._path(doc.source_id), doc.model_dump_json(indent=1).encode())
 
     def text(self, source_id: str) -> str | None:
@@ -53,5 +58,8 @@ class DocumentCache:
         return doc.text if doc is not None else None
 
     def has(self, source_id: str) -> bool:
-        """Whether a document is cached, without reading it (cheap enough for thousands of checks)."""
-        return self._path(source_id).is_file()
+        """Whether a usable document is cached: a damaged entry counts as absent, so that it is read again.
+
+        The entry is parsed and validated (pydantic's JSON parser reads hundreds of megabytes a second).
+        """
+        return self.get(source_id) is not None

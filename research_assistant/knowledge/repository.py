@@ -14,6 +14,13 @@ cached per filter and rebuilt only when the chunks under that filter change.
 Revision counters, kept in the collection's metadata and bumped before every
 write, say when that is. Corpus-wide BM25 indexes are also saved next to the
 database, so a new process loads them instead of rebuilding.
+
+Many processes may share one repository folder (several CLI runs, page servers). A
+readers-writer lock on the folder (`locking.py`) keeps them apart: writes (creating the
+collection, indexing, removing) are exclusive, reads are shared. Chroma keeps each
+collection's vector index in memory per process and does not notice another process's
+writes, so a process that finds the collection's revision changed by someone else reopens
+its client before it reads or writes.
 """
 
 from __future__ import annotations
@@ -27,13 +34,15 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import bm25s
 import chromadb
+from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from llama_index.core import VectorStoreIndex
@@ -50,6 +59,7 @@ from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from research_assistant.knowledge.documents import StoredDocument
+from research_assistant.knowledge.locking import RepositoryLock
 from research_assistant.knowledge.retrievers import (
     ChunkBM25Retriever,
     FilteredVectorRetriever,
@@ -152,9 +162,10 @@ class _CachedBM25:
 
 
 class ResearchRepository:
-    """Chunks of read sources with hybrid (BM25 + vector) retrieval; thread-safe.
+    """Chunks of read sources with hybrid (BM25 + vector) retrieval; safe for threads and processes.
 
-    One process should write a repository folder at a time (Chroma's own rule).
+    Every method takes the folder's lock (shared to read, exclusive to write); `reading()` and
+    `writing()` hold it across several calls, so that a whole corpus sync is one write.
     """
 
     def __init__(self, db_dir: Path, embedding: BaseEmbedding, chunk_size: int = 900, chunk_overlap: int = 120) -> None:
@@ -163,21 +174,52 @@ class ResearchRepository:
         self._model = embedding.model_name
         self._lock = threading.RLock()
         self._db_dir.mkdir(parents=True, exist_ok=True)
-        self._client = chromadb.PersistentClient(
-            path=str(self._db_dir), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-        )
+        self._guard = RepositoryLock(self._db_dir)
         self._name = collection_name_for(self._model)
-        self._collection = self._open_collection()
-        self._collection_id = str(self._collection.id)
-        self._store = _ChromaStore(self._collection)
-        self._index = VectorStoreIndex.from_vector_store(
-            self._store, embed_model=embedding, transformations=[_Unchanged()]
-        )
+        with self._guard.exclusive(), self._lock:  # Chroma's first open creates its tables: one process at a time
+            self._connect()
         self._splitter = RecursiveCharacterTextSplitter(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
         )
         self._llm = MockLLM()  # never called: num_queries=1 means no query generation
         self._bm25: OrderedDict[Hashable, _CachedBM25] = OrderedDict()
+
+    def _connect(self) -> None:
+        """Open (or create) the collection with a new Chroma client, whose vector index starts from disk."""
+        path = str(self._db_dir)
+        # Chroma shares one client per folder within a process; drop it, or it would hand back the stale one.
+        getattr(SharedSystemClient, "_identifier_to_system", {}).pop(path, None)
+        self._client = chromadb.PersistentClient(
+            path=path, settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+        )
+        self._collection = self._open_collection()
+        self._collection_id = str(self._collection.id)
+        self._store = _ChromaStore(self._collection)
+        self._index = VectorStoreIndex.from_vector_store(
+            self._store, embed_model=self._embedding, transformations=[_Unchanged()]
+        )
+        self._seen = int((self._collection.metadata or {}).get(_REVISION_ALL, 0))
+
+    def _fresh(self) -> None:
+        """Reopen the collection if anyone else wrote to it since this object last looked (holding the lock)."""
+        if int(self._revisions().get(_REVISION_ALL, 0)) != self._seen:
+            self._connect()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the folder's lock shared: no other process or thread writes until the block ends."""
+        with self._guard.shared():
+            with self._lock:
+                self._fresh()
+            yield
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the folder's lock exclusive: nobody else reads or writes until the block ends."""
+        with self._guard.exclusive():
+            with self._lock:
+                self._fresh()
+            yield
 
     def _open_collection(self) -> Any:
         if self._name not in {c.name for c in self._client.list_collections()}:
@@ -210,17 +252,18 @@ class ResearchRepository:
         """Index documents, replacing any chunks they already had; returns the number of chunks added."""
         latest = list({doc.source_id: doc for doc in docs}.values())  # a source listed twice: the last copy wins
         added = 0
-        for start in range(0, len(latest), _DOCS_PER_BATCH):
-            part = latest[start : start + _DOCS_PER_BATCH]
-            nodes = [node for doc in part for node in self._chunk(doc, run_id)]
-            self._embed(nodes)  # outside the lock: the slow part, and it touches no shared state
-            with self._lock:
-                ids = [doc.source_id for doc in part]
-                self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
-                self._collection.delete(where={"source_id": {"$in": ids}})
-                if nodes:
-                    self._index.insert_nodes(nodes)
-            added += len(nodes)
+        with self.writing():
+            for start in range(0, len(latest), _DOCS_PER_BATCH):
+                part = latest[start : start + _DOCS_PER_BATCH]
+                nodes = [node for doc in part for node in self._chunk(doc, run_id)]
+                self._embed(nodes)  # outside the thread lock: the slow part, and it touches no shared state
+                with self._lock:
+                    ids = [doc.source_id for doc in part]
+                    self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
+                    self._collection.delete(where={"source_id": {"$in": ids}})
+                    if nodes:
+                        self._index.insert_nodes(nodes)
+                added += len(nodes)
         return added
 
     def remove_documents(self, source_ids: Iterable[str]) -> None:
@@ -228,7 +271,7 @@ class ResearchRepository:
         ids = sorted(set(source_ids))
         if not ids:
             return
-        with self._lock:
+        with self.writing(), self._lock:
             self._bump(self._corpora_of(ids))
             self._collection.delete(where={"source_id": {"$in": ids}})
 
@@ -298,12 +341,13 @@ class ResearchRepository:
             metadata[key] = int(metadata.get(key, 0)) + 1
         metadata[MODEL_KEY] = self._model
         self._collection.modify(metadata=metadata)
+        self._seen = int(metadata[_REVISION_ALL])
 
     # -- reading -------------------------------------------------------------------------------------------------
 
     def indexed_hashes(self, corpus: str) -> dict[str, str]:
         """source_id -> content_hash of every document indexed for a corpus."""
-        with self._lock:
+        with self.reading(), self._lock:
             _, metadatas = self._get_all({"$and": [{"corpus": corpus}, {"chunk": 0}]})
         return {str(m["source_id"]): str(m["content_hash"]) for m in metadatas}
 
@@ -312,7 +356,7 @@ class ResearchRepository:
         ids = sorted(set(source_ids))
         if not ids:
             return {}
-        with self._lock:
+        with self.reading(), self._lock:
             _, metadatas = self._get_all({"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]})
         return {
             str(m["source_id"]): DocumentInfo(
@@ -327,12 +371,12 @@ class ResearchRepository:
         }
 
     def chunk_count(self) -> int:
-        with self._lock:
+        with self.reading(), self._lock:
             return int(self._collection.count())
 
     def warm(self, *, corpus: str | None = None, source_ids: Collection[str] | None = None) -> None:
         """Build (or load) the BM25 index for a filter now, so the first query does not wait for it."""
-        with self._lock:
+        with self.reading(), self._lock:
             self._bm25_for(corpus, frozenset(source_ids) if source_ids is not None else None)
 
     def retrieve(
@@ -353,7 +397,7 @@ class ResearchRepository:
             return []
         others = [q for q in dict.fromkeys(a.strip() for a in alternatives) if q and q != query.strip()]
         ids = frozenset(source_ids) if source_ids is not None else None
-        with self._lock:
+        with self.reading(), self._lock:
             cached = self._bm25_for(corpus, ids)
             if cached.retriever is None:
                 return []
@@ -376,6 +420,7 @@ class ResearchRepository:
                 score=float(hit.score or 0.0),
                 chunk_id=hit.node.node_id,
                 title=str(hit.node.metadata.get("title", "")),
+                start=int(hit.node.metadata.get("start", -1)),
             )
             for hit in hits
         ]
@@ -484,7 +529,12 @@ class ResearchRepository:
             manifest = {"revision": cached.revision, "collection": self._collection_id, "chunks": cached.size}
             (staging / "manifest.json").write_text(json.dumps(manifest))
             shutil.rmtree(folder, ignore_errors=True)
-            staging.rename(folder)
+            try:
+                staging.rename(folder)
+            except OSError:
+                if not folder.exists():
+                    raise
+                shutil.rmtree(staging, ignore_errors=True)  # another reader saved the same index first
         except OSError as error:  # a cache that cannot be written only costs a rebuild later
             logger.warning("could not save BM25 index to %s: %s", folder, error)
             shutil.rmtree(staging, ignore_errors=True)

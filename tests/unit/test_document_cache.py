@@ -50,8 +50,15 @@ def test_missing_documents_read_as_none(tmp_path: Path) -> None:
     assert not cache.has("S0000000000")
 
 
-@pytest.mark.parametrize("damage", [b"", b"{not json", b'{"source_id": "S1"}', b"\xff\xfe\x00garbage"])
-def test_a_corrupt_entry_reads_as_none(tmp_path: Path, damage: bytes) -> None:
+OTHER = document(locator="/corpus/other.txt").model_dump_json().encode()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"{not json", b'{"source_id": "S1"}', b"\xff\xfe\x00garbage", b"[]", OTHER, b"\x00" * 4096],
+    ids=["empty", "not json", "missing fields", "binary", "wrong shape", "another document", "zeroed"],
+)
+def test_a_corrupt_entry_reads_as_none_and_counts_as_absent(tmp_path: Path, damage: bytes) -> None:
     cache = DocumentCache(tmp_path)
     doc = document()
     cache.put(doc)
@@ -59,6 +66,20 @@ def test_a_corrupt_entry_reads_as_none(tmp_path: Path, damage: bytes) -> None:
 
     assert cache.get(doc.source_id) is None
     assert cache.text(doc.source_id) is None
+    assert not cache.has(doc.source_id)  # so indexing reads the file again instead of counting it unchanged
+
+    cache.put(doc)
+    assert cache.has(doc.source_id) and cache.get(doc.source_id) == doc
+
+
+def test_a_truncated_entry_counts_as_absent(tmp_path: Path) -> None:
+    cache = DocumentCache(tmp_path)
+    doc = document("A long text. " * 500)
+    cache.put(doc)
+    path = tmp_path / "documents" / f"{doc.source_id}.json"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+    assert not cache.has(doc.source_id)
 
 
 def test_put_replaces_and_leaves_no_temporary_files(tmp_path: Path) -> None:
