@@ -257,3 +257,68 @@ def widen_passages(
         if text:
             prepared.append(item.passage.model_copy(update={"text": text, "start": doc.find(text, item.start)}))
     return prepared
+
+
+KEYED_LIMIT = 4
+"""Passages added per sub-question for the rows and entries keyed by a name the question uses."""
+_TABLE_REACH = 3000
+"""How far back a keyed table row looks for its table's header row."""
+
+
+def _row_cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.split(" | ")] if " | " in line else []
+
+
+def _key_of(line: str) -> str:
+    """What a line is keyed by: a table row's first cell, or a term line's whole text."""
+    cells = _row_cells(line)
+    return (cells[0] if cells else line.strip()).strip("'\"`‘’“” ")
+
+
+def _table_start(doc: str, start: int) -> int:
+    """The start of the table a row at `start` belongs to: its first row, where the header is."""
+    floor = max(0, start - _TABLE_REACH)
+    position = start
+    while position > floor:
+        previous_end = doc.rfind("\n\n", floor, position - 1)
+        line_start = previous_end + 2 if previous_end >= 0 else floor
+        line = doc[line_start:position].strip()
+        if not _row_cells(line):
+            break
+        position = line_start
+    return position
+
+
+def keyed_passages(
+    names: set[str], source_ids: Sequence[str], text_of: Callable[[str], str | None], limit: int = KEYED_LIMIT
+) -> list[Passage]:
+    """Passages for the table rows and definition-list terms keyed by one of `names` in the given sources.
+
+    Retrieval ranks chunks by their words, and the row that answers 'the standard size of the 'h' format
+    character' shares almost none with it: the question names the row's key instead. So every source
+    read is searched for a line keyed by a name the question uses (a row's first cell, a term line), and
+    the table (from its header row) or the entry around it becomes a passage of its own.
+    """
+    if not names:
+        return []
+    wanted = {name.strip("'\"`‘’“” ") for name in names}
+    found: list[Passage] = []
+    for source_id in source_ids:
+        doc = text_of(source_id)
+        if not doc:
+            continue
+        position = 0
+        for line in doc.split("\n"):
+            start, position = position, position + len(line) + 1
+            if len(line) > 400 or _key_of(line) not in wanted:
+                continue
+            if _row_cells(line):  # the table from its header row down to this row
+                first, end = _table_start(doc, start), start + len(line)
+            else:  # the term line and the entry under it
+                first, end = start, doc.find("\n\n", start + len(line) + 2)
+                end = len(doc) if end < 0 else end
+            text = doc[first:end]
+            found.append(Passage(source_id=source_id, text=text, start=first, chunk_id=f"{source_id}@{first}"))
+            if len(found) >= limit:
+                return found
+    return found

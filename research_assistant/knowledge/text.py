@@ -56,3 +56,23 @@ def normalize_query(text: str) -> str:
     """The form in which queries are compared, so none runs twice: case, spacing and the punctuation
     around a query do not matter ('Tram fares?' is 'tram fares')."""
     return " ".join(text.lower().split()).strip(" ?!.,;:\"'")
+
+
+_LITERAL = re.compile(r"""(?<!\w)['"`‘“]([^'"`’”\s][^'"`’”]{0,30})['"`’”](?!\w)""")
+_NAME_TOKEN = re.compile(r"[%$@\-]*[\w][\w.:/<>=\[\]()*-]*")
+
+
+def quoted_literals(text: str) -> list[str]:
+    """The quoted literals of a text: 'x', "utf-8", `mode`."""
+    return [m.group(1) for m in _LITERAL.finditer(text)]
+
+
+def names_in(question: str) -> set[str]:
+    """The literals and code-like names a question uses ('h', '%ar', 'core.compression', 'SQLITE_MAX_LENGTH'):
+    what a table row, a term line or an option is keyed by in documentation."""
+    names = set(quoted_literals(question))
+    for token in _NAME_TOKEN.findall(question):
+        token = token.strip(".:")
+        if len(token) >= 2 and (not token.isalpha() or token.isupper() or token[0] in "%$-"):
+            names.add(token)
+    return names

@@ -13,7 +13,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
-from research_assistant.knowledge.passages import widen_passages
+from research_assistant.knowledge.passages import keyed_passages, widen_passages
+from research_assistant.knowledge.text import names_in
 from research_assistant.nodes.reasoner_notices import reasoner_notices
 from research_assistant.progress import emit
 from research_assistant.schemas import Evidence, Passage, SourceStatus, SubQuestion
@@ -39,9 +40,10 @@ async def _extract_one(
         source_ids=source_ids,
         alternatives=sub_question.queries,
     )
-    if not passages:
+    keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, services.documents.text)
+    if not passages and not keyed:
         return []
-    passages = await asyncio.to_thread(widen_passages, passages, services.documents.text)
+    passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], services.documents.text)
     found = await services.reasoner.extract(question, sub_question, passages, profile.evidence_per_sub_question)
     return [item for item in found if _quoted_from(item, passages)]
 

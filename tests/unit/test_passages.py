@@ -3,7 +3,7 @@ boundary is still read."""
 
 from __future__ import annotations
 
-from research_assistant.knowledge.passages import widen_passages
+from research_assistant.knowledge.passages import keyed_passages, widen_passages
 from research_assistant.schemas import Passage
 
 DOCUMENT = (
@@ -69,3 +69,30 @@ def test_list_items_get_their_lead_in_and_navigation_and_a_dangling_heading_go()
     assert wide.text.startswith("gc.get_stats() returns a list of dictionaries")
     assert "Prev | Up" not in wide.text
     assert not wide.text.rstrip().endswith("Warning")
+
+
+STRUCT_PAGE = (
+    "Format Characters\n\n"
+    "Format characters have the following meaning.\n\n"
+    "Format | C Type | Standard size\n\n"
+    "b | signed char | 1\n\n"
+    "h | short | 2\n\n"
+    "q | long long | 8\n\n"
+    "Notes\n\n"
+    "%ar\n\nauthor date, relative\n\n"
+    "%at\n\nauthor date, UNIX timestamp"
+)
+
+
+def test_a_row_keyed_by_a_name_the_question_uses_is_found_with_its_tables_header() -> None:
+    [row] = keyed_passages({"h"}, ["struct"], {"struct": STRUCT_PAGE}.get)
+    assert row.text.startswith("Format | C Type | Standard size")
+    assert row.text.endswith("h | short | 2")
+    assert STRUCT_PAGE[row.start :].startswith(row.text)
+
+
+def test_a_term_line_keyed_by_the_name_brings_its_entry() -> None:
+    [entry] = keyed_passages({"%ar"}, ["log"], {"log": STRUCT_PAGE}.get)
+    assert entry.text == "%ar\n\nauthor date, relative"
+    assert keyed_passages(set(), ["log"], {"log": STRUCT_PAGE}.get) == []
+    assert keyed_passages({"zz"}, ["log"], {"log": STRUCT_PAGE}.get) == []

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import content_terms, words
+from research_assistant.knowledge.text import content_terms, names_in, quoted_literals, words
 from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate
@@ -169,8 +169,8 @@ def candidate_features(
     """The relevance features of every candidate; None for those that may never be evidence."""
     query = build_query(question, sub_question)
     asked = asked_for(sub_question.text)
-    literals = question_literals(sub_question.text)
-    names = question_names(sub_question.text)
+    literals = quoted_literals(sub_question.text)
+    names = names_in(sub_question.text)
     query_vector = embedder.vector(query.text)
     terms = [with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
@@ -215,8 +215,10 @@ def candidate_features(
                 bm25=index.normalized(query.expanded, i, query.core),
                 cosine=min(1.0, max(0.0, cosine) / 0.5),
                 prior=prior[candidate.passage_index],
-                concepts=concept_coverage(
-                    query.concepts, present, rarity.__getitem__, contexts[candidate.passage_index]
+                # A row or entry keyed by the asked name is about the asked thing, whatever words it repeats.
+                concepts=max(
+                    KEYED_CONCEPTS if keyed[0] else 0.0,
+                    concept_coverage(query.concepts, present, rarity.__getitem__, contexts[candidate.passage_index]),
                 ),
                 focus=max((index.idf(t) for t in query.subject if t in opening), default=0.0) / top_idf,
                 bonus=shape
@@ -224,7 +226,7 @@ def candidate_features(
                 + entity_bonus(query.entities, candidate.quote)
                 + literal_bonus(literals, candidate.quote)
                 + keyed[0],
-                length=length_factor(candidate.focal),
+                length=1.0 if row_key(candidate) is not None else length_factor(candidate.focal),  # short by nature
                 shape_fit=_answer_fit(asked, answer, candidate, sub_question.text, literals)
                 * keyed[1]
                 * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0)
@@ -234,38 +236,22 @@ def candidate_features(
     return features
 
 
-_LITERAL = re.compile(r"""(?<!\w)['"`‘“]([^'"`’”\s][^'"`’”]{0,30})['"`’”](?!\w)""")
 LITERAL_BONUS = 0.15
 """For a span that holds a literal the question quotes ('the 'x' mode'): too short to be a search term, it
 is still what the question is about."""
 
 
-def question_literals(question: str) -> list[str]:
-    """The quoted literals of a question: 'x', "utf-8", `mode`."""
-    return [m.group(1) for m in _LITERAL.finditer(question)]
-
-
 def literal_bonus(literals: list[str], quote: str) -> float:
-    found = {m.group(1) for m in _LITERAL.finditer(quote)}
+    found = set(quoted_literals(quote))
     return LITERAL_BONUS if any(literal in found for literal in literals) else 0.0
 
 
-_TOKEN = re.compile(r"[%$@\-]*[\w][\w.:/<>=\[\]()*-]*")
-KEY_BONUS = 0.25
+KEY_BONUS = 0.5
+KEYED_CONCEPTS = 0.75
 OTHER_KEY_FIT = 0.6
 """For a table row whose first cell, or a definition-list entry whose term, is a name the question uses:
 the row or entry is about exactly what was asked ('h | short | integer | 2' for the 'h' format character,
 '%ar' / 'author date, relative' for the %ar placeholder)."""
-
-
-def question_names(question: str) -> set[str]:
-    """The literals and code-like tokens of a question: what a table row or a term line may be keyed by."""
-    names = set(question_literals(question))
-    for token in _TOKEN.findall(question):
-        token = token.strip(".:")
-        if len(token) >= 2 and (not token.isalpha() or token.isupper() or token[0] in "%$-"):
-            names.add(token)
-    return names
 
 
 def row_key(candidate: Candidate) -> str | None:

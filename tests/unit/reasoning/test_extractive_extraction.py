@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from research_assistant.knowledge.text import names_in
 from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
-from research_assistant.reasoning.extractive.scoring import KEY_BONUS, key_fit, question_names
+from research_assistant.reasoning.extractive.scoring import KEY_BONUS, key_fit
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, SubQuestion
 
@@ -262,7 +263,7 @@ def test_a_definition_list_entry_is_a_candidate_with_its_term_and_keyed_by_it() 
         "%ar\n\nauthor date, relative",
         "%at\n\nauthor date, UNIX timestamp",
     }
-    names = question_names("What does the %ar placeholder print in git log formats?")
+    names = names_in("What does the %ar placeholder print in git log formats?")
     assert key_fit(names, entries["%ar\n\nauthor date, relative"]) == (KEY_BONUS, 1.0)
     assert key_fit(names, entries["%at\n\nauthor date, UNIX timestamp"])[1] < 1.0
     assert not any(c.quote.startswith("Placeholders") for c in found), "a heading over prose is no entry"
