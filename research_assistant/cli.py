@@ -1,10 +1,11 @@
 """The command line: `research-assistant run QUESTION [--corpus DIR] [--sources ...]`, `resume RUN_ID`,
-`runs`, `show RUN_ID`, `trace RUN_ID` and `fetch URL`.
+`runs`, `show RUN_ID`, `trace RUN_ID`, `doctor` and `fetch URL`.
 
 Progress goes to stderr, one line per step; the report goes to stdout or to
 `--out`. Exit codes: 0 report written, 1 unexpected failure, 2 bad input (or,
 for `fetch`, a refused or failed URL), 3 report written but no evidence was
-found, 130 cancelled (Ctrl-C; the run can be resumed).
+found, 130 cancelled (Ctrl-C; the run can be resumed). A damaged store is named in one line, with
+what to do, and exit code 2.
 Heavy libraries load only once the input has been checked, so mistakes are
 reported at once.
 """
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast, get_args
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
+from research_assistant.damage import DamagedStore, is_damage, problem_of
+from research_assistant.secrets import ScrubbingWriter, scrub
 from research_assistant.settings import Settings, SettingsError, get_settings
 
 if TYPE_CHECKING:
@@ -92,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     trace = commands.add_parser("trace", help="print a run's trace as JSON lines")
     trace.add_argument("run_id", help="the run's id (or its first characters)")
 
+    commands.add_parser("doctor", help="check every store (runs, checkpoints, repository, caches): one line each")
+
     fetch = commands.add_parser("fetch", help="show what research sees of one web page, or why it is refused")
     fetch.add_argument("url", help="an http(s) URL")
     fetch.add_argument("--refresh", action="store_true", help="ignore the cached copy; fetch anew")
@@ -160,8 +165,12 @@ def _positive_int(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return run_command(args, sys.stdout, sys.stderr)
+        # Whatever reaches the terminal (progress, reports, error lines) is scrubbed of every key the process knows.
+        return run_command(args, _scrubbed(sys.stdout), _scrubbed(sys.stderr))
     except UsageError as error:
+        print(f"research-assistant: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except DamagedStore as error:
         print(f"research-assistant: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except Cancelled as cancelled:
@@ -176,8 +185,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a bug, not a user mistake: one line, the traceback only on request
         if os.environ.get("RESEARCH_DEBUG"):
             raise
-        print(f"research-assistant: unexpected error: {error!r} (set RESEARCH_DEBUG=1 for details)", file=sys.stderr)
+        if is_damage(error):  # a database found damaged after it was opened: name it
+            print(f"research-assistant: error: {_damaged_store(error)}", file=sys.stderr)
+            return EXIT_USAGE
+        line = f"research-assistant: unexpected error: {error!r} (set RESEARCH_DEBUG=1 for details)"
+        print(scrub(line), file=sys.stderr)
         return EXIT_FAILURE
+
+
+def _damaged_store(error: BaseException) -> str:
+    """One line naming the damaged database behind `error`: the first SQLite store that fails its check."""
+    from research_assistant.doctor import sqlite_stores
+
+    try:
+        db_dir = get_settings().db_dir
+    except SettingsError:
+        db_dir = Path("research_db")
+    for path, problem, remedy in sqlite_stores(db_dir):
+        if problem is not None:
+            return str(DamagedStore(path, problem, remedy))
+    return f"a database in {db_dir} is damaged ({problem_of(error)}); `research-assistant doctor` checks each one"
+
+
+def _scrubbed(stream: TextIO) -> TextIO:
+    return cast("TextIO", ScrubbingWriter(stream))
 
 
 def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -187,6 +218,8 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         return inspect_command(args, stdout)
     if args.command == "resume":
         return resume_command(args, stdout, stderr)
+    if args.command == "doctor":
+        return doctor_command(stdout)
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
@@ -326,6 +359,16 @@ def inspect_command(args: argparse.Namespace, stdout: TextIO) -> int:
     messages = [event for event in trace if event.kind not in (EventKind.NODE_START, EventKind.NODE_END)]
     stdout.write(run_details(record, compute_metrics(trace, state), state, messages[-8:]))
     return EXIT_OK
+
+
+def doctor_command(stdout: TextIO) -> int:
+    """Check each store and print one line for each; exit code 2 when a database needs the analyst."""
+    from research_assistant.doctor import check_stores
+
+    settings = _settings()
+    findings = check_stores(settings.db_dir, settings.cache_dir)
+    stdout.writelines(finding.line() + "\n" for finding in findings)
+    return EXIT_USAGE if any(finding.status == "damaged" for finding in findings) else EXIT_OK
 
 
 def _settings() -> Settings:

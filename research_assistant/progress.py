@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from research_assistant.secrets import scrub_value
+
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
@@ -47,4 +49,4 @@ def emit(
     **counts: float,
 ) -> None:
     event = ProgressEvent(node=node, message=message, counts=counts, level=level, source=source)
-    runtime.stream_writer(event.model_dump(exclude_none=True))
+    runtime.stream_writer(scrub_value(event.model_dump(exclude_none=True)))

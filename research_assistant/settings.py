@@ -23,6 +23,8 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, Validation
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
+from research_assistant.secrets import remember
+
 MIN_CHUNK_SIZE = 100
 """Shorter chunks would cut most sentences in pieces, and no quotation could be checked against them."""
 MAX_CHUNK_SIZE = 100_000
@@ -198,6 +200,12 @@ class Settings(BaseSettings):
                 f"RESEARCH_CHUNK_OVERLAP ({self.chunk_overlap}) must be less than RESEARCH_CHUNK_SIZE "
                 f"({self.chunk_size})"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _remember_secrets(self) -> Settings:
+        """Every key set here is scrubbed from whatever the process writes or shows from now on."""
+        remember(*self.secret_values())
         return self
 
     @property

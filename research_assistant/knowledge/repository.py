@@ -58,6 +58,8 @@ from llama_index.core.vector_stores import FilterOperator, MetadataFilter, Metad
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
+from research_assistant.damage import DamagedStore, chroma_remedy, naming
+from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.knowledge.locking import RepositoryLock
 from research_assistant.knowledge.retrievers import (
@@ -70,6 +72,8 @@ from research_assistant.schemas import Passage
 
 logger = logging.getLogger(__name__)
 
+CHROMA_FILE = "chroma.sqlite3"
+"""Chroma's database in the repository folder (its vector indexes sit beside it, one folder per segment)."""
 MODEL_KEY = "embedding_model"
 """Collection metadata key holding the embedding model's name."""
 _REVISION_ALL = "rev*"
@@ -189,10 +193,14 @@ class ResearchRepository:
         path = str(self._db_dir)
         # Chroma shares one client per folder within a process; drop it, or it would hand back the stale one.
         getattr(SharedSystemClient, "_identifier_to_system", {}).pop(path, None)
-        self._client = chromadb.PersistentClient(
-            path=path, settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-        )
-        self._collection = self._open_collection()
+        chroma_file = self._db_dir / CHROMA_FILE
+        with naming(chroma_file, chroma_remedy(chroma_file)):  # a garbled database is named: `DamagedStore`
+            if chroma_file.exists() and chroma_file.stat().st_size == 0:
+                raise DamagedStore(chroma_file, "empty, 0 bytes", chroma_remedy(chroma_file))
+            self._client = chromadb.PersistentClient(
+                path=path, settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+            )
+            self._collection = self._open_collection()
         self._collection_id = str(self._collection.id)
         self._store = _ChromaStore(self._collection)
         self._index = VectorStoreIndex.from_vector_store(
@@ -506,14 +514,18 @@ class ResearchRepository:
         return self._db_dir / "bm25" / self._name / name
 
     def _load_bm25(self, folder: Path, revision: int) -> _CachedBM25 | None:
-        try:
-            manifest = json.loads((folder / "manifest.json").read_text())
+        if not (folder / bm25_files.MANIFEST).exists():
+            return None
+        try:  # a damaged index (files not matching the manifest's digests) is derived data: rebuilt
+            manifest = bm25_files.read_manifest(folder)
             if manifest.get("revision") != revision or manifest.get("collection") != self._collection_id:
                 return None  # built for other contents, or for a collection since deleted and re-created
-            chunk_ids = json.loads((folder / "chunk_ids.json").read_text())
+            chunk_ids = bm25_files.read_chunk_ids(folder, int(manifest["chunks"]))
             bm25 = bm25s.BM25.load(str(folder), show_progress=False)
-        except (OSError, ValueError, KeyError) as error:
-            logger.info("rebuilding BM25 index %s: %s", folder, error)
+            if int(bm25.scores["num_docs"]) != len(chunk_ids):
+                raise ValueError(f"{bm25.scores['num_docs']} rows for {len(chunk_ids)} chunk ids")
+        except Exception as error:  # whatever a garbled file makes the loader raise
+            logger.info("rebuilding the damaged BM25 index %s: %s", folder, error)
             return None
         return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
 
@@ -525,9 +537,14 @@ class ResearchRepository:
         staging = Path(tempfile.mkdtemp(prefix=".bm25-", dir=folder.parent))
         try:
             cached.retriever.bm25.save(str(staging), show_progress=False)
-            (staging / "chunk_ids.json").write_text(json.dumps(cached.retriever.chunk_ids))
-            manifest = {"revision": cached.revision, "collection": self._collection_id, "chunks": cached.size}
-            (staging / "manifest.json").write_text(json.dumps(manifest))
+            (staging / bm25_files.CHUNK_IDS).write_text(json.dumps(cached.retriever.chunk_ids), encoding="utf-8")
+            manifest = {
+                "revision": cached.revision,
+                "collection": self._collection_id,
+                "chunks": cached.size,
+                "files": bm25_files.digests(staging),
+            }
+            (staging / bm25_files.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
             shutil.rmtree(folder, ignore_errors=True)
             try:
                 staging.rename(folder)

@@ -22,6 +22,7 @@ from research_assistant.page.text import one_line
 from research_assistant.runs.background import BackgroundRun, Work
 from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
+from research_assistant.secrets import ScrubbingFilter, scrub
 from research_assistant.settings import get_settings
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from research_assistant.web.setup import ProviderChoice
 
 logger = logging.getLogger("research_assistant.page")
+logger.addFilter(ScrubbingFilter())  # a failure's message or traceback may quote a key
 T = TypeVar("T")
 BUSY = "A research is running: stop it first."
 KEPT_STATES = 4  # saved states kept in the session: the run shown, the one compared with it, a few recent
@@ -71,10 +73,10 @@ def failure_message(error: BaseException, run_id: str) -> str:
     from research_assistant.services import ConfigurationError
 
     if isinstance(error, CorpusError | ConfigurationError | RunNotResumable):
-        return one_line(str(error))
+        return one_line(scrub(str(error)))
     logger.error("research run %s failed", run_id, exc_info=error)
     return one_line(
-        f"The research failed unexpectedly ({type(error).__name__}: {one_line(str(error), 120)}); "
+        f"The research failed unexpectedly ({type(error).__name__}: {one_line(scrub(str(error)), 120)}); "
         "the details are in the server log."
     )
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from research_assistant.schemas import Evidence, SourceRecord
+from research_assistant.secrets import scrub_with
 
 STATE_KEYS = (
     "run_id",
@@ -37,11 +38,9 @@ EVIDENCE_COLUMNS = ("evidence_id", "sub_question_id", "claim", "quote", "source_
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:
-    """`text` with every key in `secrets` replaced: whatever a model or a page did, no key leaves in an export."""
-    for secret in secrets:
-        if len(secret) >= 6:
-            text = text.replace(secret, "[redacted]")
-    return text
+    """`text` with every key in `secrets`, and every other key the process knows, replaced: whatever a model or a
+    page did, no key leaves in an export."""
+    return scrub_with(text, secrets)
 
 
 def _plain(value: Any) -> Any:

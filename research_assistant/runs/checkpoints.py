@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from enum import Enum
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -39,8 +39,17 @@ def safe_serializer() -> JsonPlusSerializer:
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
     from research_assistant import context, schemas, state
+    from research_assistant.secrets import scrub_bytes
 
-    return JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=state_types(schemas, state, context))
+    class ScrubbingSerializer(JsonPlusSerializer):
+        """Every key the process knows is masked in what is written (a notice, a source's reason, a step's error
+        may quote a key a provider echoed back); the mask keeps each string's length, so msgpack stays valid."""
+
+        def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+            kind, payload = super().dumps_typed(obj)
+            return kind, scrub_bytes(bytes(payload))
+
+    return ScrubbingSerializer(pickle_fallback=False, allowed_msgpack_modules=state_types(schemas, state, context))
 
 
 @asynccontextmanager
@@ -49,8 +58,13 @@ async def open_checkpointer(db_dir: Path) -> AsyncIterator[AsyncSqliteSaver]:
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    async with aiosqlite.connect(db_dir / CHECKPOINT_FILE, timeout=15) as connection:
-        await connection.execute("PRAGMA journal_mode=WAL")
-        saver = AsyncSqliteSaver(connection, serde=safe_serializer())
-        await saver.setup()
+    from research_assistant.damage import checkpoints_remedy, naming, prepare_sqlite
+
+    path = db_dir / CHECKPOINT_FILE
+    prepare_sqlite(path, checkpoints_remedy(path))  # a garbled or emptied file is named: `DamagedStore`
+    async with aiosqlite.connect(path, timeout=15) as connection:
+        with naming(path, checkpoints_remedy(path)):
+            await connection.execute("PRAGMA journal_mode=WAL")
+            saver = AsyncSqliteSaver(connection, serde=safe_serializer())
+            await saver.setup()
         yield saver

@@ -13,7 +13,9 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from research_assistant.damage import naming, prepare_sqlite, runs_remedy
 from research_assistant.runs.records import RunRecord, RunStatus, TraceEvent
+from research_assistant.secrets import scrub
 
 STORE_FILE = "runs.sqlite"
 
@@ -38,13 +40,15 @@ class RunNotFound(LookupError):
 
 class RunStore:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        # A garbled or emptied store is named, never silently replaced by a new one: `DamagedStore`.
+        prepare_sqlite(path, runs_remedy(path), _SCHEMA)
+        with naming(path, runs_remedy(path)):
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
 
     @classmethod
     def at(cls, db_dir: Path) -> RunStore:
@@ -59,7 +63,7 @@ class RunStore:
             self._db.execute(
                 "INSERT INTO runs (run_id, started_at, record) VALUES (?, ?, ?) "
                 "ON CONFLICT (run_id) DO UPDATE SET record = excluded.record",
-                (record.run_id, record.started_at, record.model_dump_json()),
+                (record.run_id, record.started_at, scrub(record.model_dump_json())),
             )
 
     def get(self, run_id: str) -> RunRecord | None:
@@ -95,7 +99,7 @@ class RunStore:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO events (run_id, seq, event) VALUES (?, ?, ?)",
-                (event.run_id, event.seq, event.model_dump_json(exclude_none=True)),
+                (event.run_id, event.seq, scrub(event.model_dump_json(exclude_none=True))),
             )
 
     def events(self, run_id: str) -> Iterator[TraceEvent]:

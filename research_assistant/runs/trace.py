@@ -17,6 +17,7 @@ from typing import Any
 from research_assistant.progress import ProgressEvent
 from research_assistant.runs.records import EventKind, TraceEvent
 from research_assistant.runs.store import RunStore
+from research_assistant.secrets import scrub
 
 EventCallback = Callable[[TraceEvent], None]
 
@@ -32,6 +33,9 @@ class TraceRecorder:
 
     def record(self, kind: EventKind, **fields: Any) -> TraceEvent:
         event = TraceEvent(run_id=self.run_id, seq=self._seq, at=time.time(), kind=kind, **fields)
+        text = event.model_dump_json()
+        if scrub(text) != text:  # a key echoed back in a message or a source's reason: never shown, never stored
+            event = TraceEvent.model_validate_json(scrub(text))
         self._seq += 1
         self.store.append(event)
         if self.on_event is not None:

@@ -34,7 +34,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import pairwise
@@ -81,6 +81,9 @@ class FakeGeminiFailure:
     (google-genai's retries ignore both)."""
     body: str | None = None
     """A raw body sent instead of Google's JSON envelope (say, an HTML page from a proxy)."""
+    echo_key: bool = False
+    """Quote the key the request carried in the error's message (or raw body), as some endpoints and proxies
+    do: `{key}` in `message` or `body` is replaced by it, else it is appended to the message."""
 
 
 @dataclass(frozen=True)
@@ -398,6 +401,7 @@ class _Handler(BaseHTTPRequestHandler):
         query: dict[str, str],
     ) -> None:
         key = headers.get("x-goog-api-key") or query.get("key")
+        self._key = key or ""
         if not key:
             message = (
                 "Method doesn't allow unregistered callers (callers without established identity). "
@@ -478,6 +482,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self._json(200, {"embeddings": vectors} if batch else {"embedding": vectors[0]})
 
     def _failure(self, failure: FakeGeminiFailure) -> None:
+        if failure.echo_key:
+            failure = _echoing(failure, getattr(self, "_key", ""))
         extra = {}
         details = None
         if failure.retry_after is not None:
@@ -499,6 +505,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
+
+
+def _echoing(failure: FakeGeminiFailure, key: str) -> FakeGeminiFailure:
+    """`failure` with the request's key quoted in its message or body."""
+    if failure.body is not None:
+        return replace(failure, body=failure.body.replace("{key}", key), echo_key=False)
+    message = failure.message or _MESSAGES.get(failure.status, f"HTTP {failure.status}")
+    message = message.replace("{key}", key) if "{key}" in message else f"{message} (API key: {key})"
+    return replace(failure, message=message, echo_key=False)
 
 
 def _reply_text(content: Any) -> str:
