@@ -8,6 +8,8 @@ reasoner must copy, never rewrite.
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -30,7 +32,12 @@ def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
 
 
 async def _extract_one(
-    services: Services, context: Context, question: str, sub_question: SubQuestion, source_ids: list[str]
+    services: Services,
+    context: Context,
+    question: str,
+    sub_question: SubQuestion,
+    source_ids: list[str],
+    text_of: Callable[[str], str | None],
 ) -> list[Evidence]:
     profile = context.profile
     passages = await asyncio.to_thread(
@@ -40,10 +47,10 @@ async def _extract_one(
         source_ids=source_ids,
         alternatives=sub_question.queries,
     )
-    keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, services.documents.text)
+    keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, text_of)
     if not passages and not keyed:
         return []
-    passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], services.documents.text)
+    passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)
     found = await services.reasoner.extract(question, sub_question, passages, profile.evidence_per_sub_question)
     return [item for item in found if _quoted_from(item, passages)]
 
@@ -55,9 +62,11 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
         emit(runtime, "extract", "no new sources to read evidence from", evidence=0)
         return {}
     services = services_for(runtime.context)
+    # Every sub-question reads the same sources' texts: each cache file is read and parsed once per step.
+    text_of = functools.lru_cache(maxsize=None)(services.documents.text)
     batches = await asyncio.gather(
         *(
-            _extract_one(services, runtime.context, state.question, sub_question, fresh)
+            _extract_one(services, runtime.context, state.question, sub_question, fresh, text_of)
             for sub_question in state.plan.sub_questions
         )
     )
