@@ -1,8 +1,11 @@
 """Per-run parameters: the LangGraph runtime context.
 
-The CLI and the page build a `Context` for every run; environment settings
-only provide the defaults. Depth sets the size of the research through a
-`DepthProfile`; explicit limits override it.
+The CLI and the page build a `Context` for every run, and LangGraph's server
+builds one from JSON; environment settings only provide the defaults. It is a
+pydantic dataclass, so whoever builds it, a value out of range or of the wrong
+kind is refused (`pydantic.ValidationError`) and strings become paths and
+enums. Depth sets the size of the research through a `DepthProfile`; explicit
+limits override it.
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from pydantic.dataclasses import dataclass as validated_dataclass
 
 from research_assistant.settings import get_settings
 
@@ -62,57 +68,98 @@ def _default_style() -> CitationStyle:
     return CitationStyle(get_settings().citation_style)
 
 
-@dataclass
+@validated_dataclass
 class Context:
     """What one run may do: depth, sources, limits and where its data lives."""
 
-    depth: Depth = field(default_factory=_default_depth)
-    """How thorough the research is: quick, standard or deep."""
-    source_types: list[SourceKind] = field(default_factory=lambda: ["local"])
-    """Which kinds of source to search."""
-    corpus_dir: Path | None = field(default_factory=lambda: get_settings().corpus_dir)
-    """Folder of local documents; required when 'local' is a source type."""
-    citation_style: CitationStyle = field(default_factory=_default_style)
-    """How the Sources list is written."""
-    max_sources: int | None = None
-    """Most sources to read; the depth's profile when unset."""
-    max_iterations: int | None = None
-    """Most research rounds; the depth's profile when unset (never above 10)."""
-    max_seconds: float = field(default_factory=lambda: get_settings().max_seconds)
-    """Wall-clock limit; when passed, the run synthesizes what it has."""
-    db_dir: Path = field(default_factory=lambda: get_settings().db_dir)
-    """Research repository folder."""
-    cache_dir: Path = field(default_factory=lambda: get_settings().cache_dir)
-    """Document cache folder."""
-    refresh: bool = False
-    """Ignore cached pages and searches, fetching everything anew."""
-    providers: list[str] | None = None
-    """Search providers allowed, by family ('tavily', 'exa', 'wikipedia', 'arxiv'); every configured one when
-    unset. Local documents are chosen through `source_types`."""
-    recency_days: int | None = None
-    """Drop search results published more than this many days ago; results without a date are kept."""
-    review_plan: bool = False
-    """Pause after planning so the analyst can edit or approve the sub-questions (a LangGraph interrupt)."""
-    models: dict[str, str] | None = None
-    """Model per role (`provider:model`) for this run, over the settings; only with the LLM reasoner."""
-    budget_tokens: int | None = None
-    """Most model tokens this run may use, over RESEARCH_BUDGET_TOKENS."""
-    budget_usd: float | None = None
-    """Most USD of model calls this run may spend, over RESEARCH_BUDGET_USD."""
-    deadline: float | None = None
-    """When research must stop (epoch seconds); the runner sets it from `max_seconds` each time a run starts
-    or resumes. Unset, the limit counts from the run's start."""
-    services: Any = field(default=None, repr=False, compare=False)
-    """Ready-made `Services` (tests inject fakes); built from the fields above when unset. Typed `Any` so
-    that the context's JSON schema, which LangGraph's server and Studio build, stays plain data."""
-
-    def __post_init__(self) -> None:
-        # LangGraph's server (and Studio) hands the context over as JSON: plain strings for paths and enums.
-        self.depth = Depth(self.depth)
-        self.citation_style = CitationStyle(self.citation_style)
-        self.db_dir, self.cache_dir = Path(self.db_dir), Path(self.cache_dir)
-        if self.corpus_dir is not None:
-            self.corpus_dir = Path(self.corpus_dir)
+    depth: Depth = field(
+        default_factory=_default_depth,
+        metadata={"description": "How thorough the research is: quick, standard or deep."},
+    )
+    source_types: list[SourceKind] = field(
+        default_factory=lambda: ["local"],
+        metadata={"description": "Which kinds of source to search: local, web, news, academic, wiki."},
+    )
+    corpus_dir: Path | None = field(
+        default_factory=lambda: get_settings().corpus_dir,
+        metadata={"description": "Folder of local documents; required when 'local' is a source type."},
+    )
+    citation_style: CitationStyle = field(
+        default_factory=_default_style,
+        metadata={"description": "How the Sources list is written: numeric, apa or mla."},
+    )
+    max_sources: Annotated[int | None, Field(ge=1)] = field(
+        default=None, metadata={"description": "Most sources to read; the depth's profile when unset."}
+    )
+    max_iterations: Annotated[int | None, Field(ge=1)] = field(
+        default=None,
+        metadata={"description": "Most research rounds; the depth's profile when unset (never above 10)."},
+    )
+    max_seconds: Annotated[float, Field(gt=0, allow_inf_nan=False)] = field(
+        default_factory=lambda: get_settings().max_seconds,
+        metadata={"description": "Wall-clock limit in seconds; when passed, the run synthesizes what it has."},
+    )
+    db_dir: Path = field(
+        default_factory=lambda: get_settings().db_dir, metadata={"description": "Research repository folder."}
+    )
+    cache_dir: Path = field(
+        default_factory=lambda: get_settings().cache_dir, metadata={"description": "Document cache folder."}
+    )
+    refresh: bool = field(
+        default=False, metadata={"description": "Ignore cached pages and searches, fetching everything anew."}
+    )
+    providers: list[str] | None = field(
+        default=None,
+        metadata={
+            "description": "Search providers allowed, by family ('tavily', 'exa', 'wikipedia', 'arxiv'); every "
+            "configured one when unset. Local documents are chosen through `source_types`."
+        },
+    )
+    recency_days: Annotated[int | None, Field(ge=1)] = field(
+        default=None,
+        metadata={
+            "description": "Drop search results published more than this many days ago; results without a date "
+            "are kept."
+        },
+    )
+    review_plan: bool = field(
+        default=False,
+        metadata={
+            "description": "Pause after planning so the analyst can edit or approve the sub-questions (a LangGraph "
+            "interrupt)."
+        },
+    )
+    models: dict[str, str] | None = field(
+        default=None,
+        metadata={
+            "description": "Model per role (`provider:model`) for this run, over the settings; only with the LLM "
+            "reasoner."
+        },
+    )
+    budget_tokens: Annotated[int | None, Field(ge=1)] = field(
+        default=None, metadata={"description": "Most model tokens this run may use, over RESEARCH_BUDGET_TOKENS."}
+    )
+    budget_usd: Annotated[float | None, Field(gt=0, allow_inf_nan=False)] = field(
+        default=None,
+        metadata={"description": "Most USD of model calls this run may spend, over RESEARCH_BUDGET_USD."},
+    )
+    deadline: float | None = field(
+        default=None,
+        metadata={
+            "description": "When research must stop (epoch seconds); the runner sets it from `max_seconds` each "
+            "time a run starts or resumes. Unset, the limit counts from the run's start."
+        },
+    )
+    # Typed `Any` so that the context's JSON schema, which LangGraph's server and Studio build, stays plain data.
+    services: Any = field(
+        default=None,
+        repr=False,
+        compare=False,
+        metadata={
+            "description": "The run's `Services`: opened by the runner from the fields above, once per run (tests "
+            "inject fakes); opened on the first step when the graph runs without the runner."
+        },
+    )
 
     @property
     def profile(self) -> DepthProfile:

@@ -1,10 +1,12 @@
 """Drives the compiled graph for the interfaces: one durable, traced run at a time.
 
 The CLI and the Streamlit page both run research through here. Every run gets
-an id, a record in the run store, a SQLite checkpoint after every step, and a
-trace that is also the progress the interface shows. A run can be resumed
-from its last completed step; the steps that finished, and the fetches and
-model calls they made, are not repeated.
+an id, a record in the run store, its services (opened here from its context,
+once per run, and handed to the graph on that context), a SQLite checkpoint
+after every step, and a trace that is also the progress the interface shows.
+A run can be resumed from its last completed step; the steps that finished,
+and the fetches and model calls they made, are not repeated, and what its
+models spent (in its state) still counts against its budget.
 
 Stopping early: when the run's time limit passes, the step in flight is
 cancelled and the run goes straight to synthesis with what it has gathered.
@@ -27,8 +29,8 @@ from research_assistant.context import Context
 from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters, RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
 from research_assistant.runs.trace import EventCallback, TraceRecorder
-from research_assistant.schemas import Notice, ResearchPlan
-from research_assistant.state import OutputState
+from research_assistant.schemas import ModelUsage, Notice, ResearchPlan
+from research_assistant.state import OutputState, total_usage
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -59,9 +61,7 @@ async def run_research(
 
     A configuration mistake (no source left to search, say) raises `ConfigurationError` before any run is recorded.
     """
-    from research_assistant.services import services_for
-
-    services_for(context)
+    context = _opened(context)
     now = time.time()
     record = RunRecord(
         run_id=run_id or new_run_id(),
@@ -94,9 +94,8 @@ async def resume_research(
         )
     if record.status not in RESUMABLE:
         raise RunNotResumable(f"run {record.run_id} is still running (process {record.pid})")
-    from research_assistant.services import services_for
-
-    services_for(context)
+    spent = total_usage((await saved_state(context.db_dir, record.run_id)).get("model_usage", {}))
+    context = _opened(context, spent)
     record = record.model_copy(update={"status": RunStatus.RUNNING, "pid": os.getpid(), "error": "", "waiting": ""})
     review = {"plan": plan.model_dump(mode="json")} if plan is not None else {"approved": True}
     return await _drive(record, context, on_event, None, finish=finish, review=review)
@@ -118,8 +117,6 @@ async def _drive(
 
     store = RunStore.at(context.db_dir)
     store.save(record)
-    if graph_input is None:
-        _restore_usage(context, store, record.run_id)
     trace = TraceRecorder(record.run_id, store, on_event)
     context = dataclasses.replace(context, deadline=time.time() + context.max_seconds)
     config: RunnableConfig = {"configurable": {"thread_id": record.run_id}}
@@ -164,15 +161,14 @@ async def _drive(
     return {key: values[key] for key in OUTPUT_KEYS if key in values}
 
 
-def _restore_usage(context: Context, store: RunStore, run_id: str) -> None:
-    """A resumed run's budget counts the tokens it spent before (they are in its trace)."""
-    from research_assistant.runs.metrics import compute_metrics
-    from research_assistant.services import services_for
+def _opened(context: Context, spent: ModelUsage | None = None) -> Context:
+    """The run's context with its services: those a test injected, or opened now for this run (`spent`: what a
+    resumed run's models spent before, from its checkpoint, which its budget counts)."""
+    from research_assistant.services import open_services
 
-    restore = getattr(services_for(context).reasoner, "restore_usage", None)
-    if restore is not None:
-        metrics = compute_metrics(store.events(run_id), {})
-        restore(run_id, metrics.tokens, metrics.calls)
+    if context.services is not None:
+        return context
+    return dataclasses.replace(context, services=open_services(context, spent))
 
 
 async def _stream(

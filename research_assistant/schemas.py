@@ -12,6 +12,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research_assistant.echo import Echoed
+
 
 class Record(BaseModel):
     """Base for records: immutable, so state is never mutated in place."""
@@ -132,7 +134,7 @@ class SourceRecord(Record):
     status: SourceStatus = SourceStatus.FOUND
     snippet: str = ""
     score: float = 0.0
-    reason: str | None = Field(default=None, description="Why reading failed, when it did.")
+    reason: Echoed | None = Field(default=None, description="Why reading failed, when it did.")
     accessed_at: str | None = Field(default=None, description="ISO date the text was read.")
     access_method: str | None = Field(
         default=None, description="How the text was obtained, e.g. 'local-file', 'cache'."
@@ -243,6 +245,60 @@ class TokenUsage(Record):
     cost_usd: float = 0.0
 
 
+class RoleUsage(TokenUsage):
+    """One model role's tokens, cost and calls: in all, answered from the model-reply cache, and failed."""
+
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+
+    def __add__(self, other: RoleUsage) -> RoleUsage:
+        return RoleUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            calls=self.calls + other.calls,
+            cached=self.cached + other.cached,
+            failed=self.failed + other.failed,
+        )
+
+
+class ModelUsage(Record):
+    """Model usage by role, for one step of a run or summed over the run."""
+
+    roles: dict[str, RoleUsage] = Field(default_factory=dict)
+
+    def __add__(self, other: ModelUsage) -> ModelUsage:
+        roles = dict(self.roles)
+        for role, usage in other.roles.items():
+            roles[role] = roles[role] + usage if role in roles else usage
+        return ModelUsage(roles=roles)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(usage.input_tokens for usage in self.roles.values())
+
+    @property
+    def tokens(self) -> int:
+        return sum(usage.input_tokens + usage.output_tokens for usage in self.roles.values())
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(usage.cost_usd for usage in self.roles.values())
+
+    @property
+    def calls(self) -> int:
+        return sum(usage.calls for usage in self.roles.values())
+
+    @property
+    def cached(self) -> int:
+        return sum(usage.cached for usage in self.roles.values())
+
+    @property
+    def failed(self) -> int:
+        return sum(usage.failed for usage in self.roles.values())
+
+
 class ReportEvaluation(Record):
     """A judge model's scores for a finished report, each 0 to 1."""
 
@@ -258,4 +314,9 @@ class Notice(Record):
     """Something the analyst should know about the run: a skipped file, a stop reason."""
 
     level: str = Field(default="warning", description="'info' or 'warning'.")
-    message: str
+    message: Echoed
+    subject: str = Field(
+        default="",
+        description="What the notice is about (a query, say), never shown: the same message about different "
+        "subjects is kept once for each, so the report can say how many times it was repeated.",
+    )

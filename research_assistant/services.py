@@ -1,125 +1,202 @@
-"""Wiring: the reasoner, providers, reader and stores a run uses.
+"""Wiring: the reasoner, providers, readers and stores one run uses.
 
-Services are built from a run's `Context` once per process and reused, since
-the repository and the indexed corpus are expensive to open. Tests pass
-ready-made `Services` (with fakes) in the context instead.
+The runner opens a run's `Services` once, from the run's `Context`, and hands
+them to the graph on that context (`Context.services`); nodes take them from
+the runtime with `services_of`. Tests inject ready-made `Services` (fakes) the
+same way. What is expensive to open and safe to share between runs (the
+embedding model, the research repository on a folder, the document cache, the
+local corpus provider, the web reader with its per-host limits) is kept by its
+own key and reused; what belongs to one run (its reasoner, with its models,
+budget and usage, and its search providers) is made for it.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from research_assistant.context import Context, SourceKind
 from research_assistant.reasoning.llm.models import ROLES, model_spec
 from research_assistant.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from research_assistant.knowledge.document_cache import DocumentCache
+    from llama_index.core.embeddings import BaseEmbedding
+
     from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-    from research_assistant.schemas import Notice, SourceType
+    from research_assistant.schemas import ModelUsage, Notice, Passage, SourceType
     from research_assistant.search.base import SearchProvider
     from research_assistant.search.cache import SearchCache
+
+T = TypeVar("T")
 
 
 class ConfigurationError(Exception):
     """The run's parameters cannot work (no source configured, a missing corpus); the message says why."""
 
 
+class Passages(Protocol):
+    """What nodes ask of the research repository: the passages that best match a need."""
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        *,
+        source_ids: Collection[str] | None = None,
+        corpus: str | None = None,
+        alternatives: Sequence[str] = (),
+    ) -> list[Passage]: ...
+
+
+class DocumentTexts(Protocol):
+    """What nodes ask of the document cache: a read source's text, None when it is not kept."""
+
+    def text(self, source_id: str) -> str | None: ...
+
+
 @dataclass
 class Services:
     reasoner: Reasoner
-    repository: ResearchRepository
-    documents: DocumentCache
+    repository: Passages
+    documents: DocumentTexts
     providers: list[SearchProvider]
     """Search providers, in order of preference; providers serving the same kinds are fallbacks."""
     readers: dict[SourceType, SourceReader]
     notices: list[Notice] = field(default_factory=list)
-    """What building the services skipped (a source kind without its key)."""
+    """What opening the services skipped (a source kind without its key)."""
     search_cache: SearchCache | None = None
     """Web search answers kept on disk; None keeps nothing (tests)."""
 
 
-_cache: dict[tuple[object, ...], Services] = {}
-_lock = threading.Lock()
-
 WEB_KINDS: tuple[SourceKind, ...] = ("web", "news", "academic", "wiki")
 
+_shared: dict[tuple[object, ...], object] = {}
+_lock = threading.RLock()
 
-def services_for(context: Context) -> Services:
-    """The run's services: the injected ones, or built and cached per configuration."""
-    if context.services is not None:
-        return cast(Services, context.services)
-    key = (
-        context.db_dir.resolve(),
-        context.cache_dir.resolve(),
-        context.corpus_dir.resolve() if context.corpus_dir else None,
-        tuple(sorted(context.source_types)),
-        None if context.providers is None else tuple(sorted(context.providers)),
-    )
+
+def shared(key: tuple[object, ...], make: Callable[[], T]) -> T:
+    """The one object kept under `key` (its kind first, then what identifies it), made on first use."""
     with _lock:
-        if key not in _cache:
-            _cache[key] = _build(context)
-        return _cache[key]
+        if key not in _shared:
+            _shared[key] = make()
+        return cast(T, _shared[key])
 
 
-def _build(context: Context) -> Services:
-    from research_assistant.corpus.indexer import CorpusIndexer
+def services_of(context: Context) -> Services:
+    """A run's services, as the runner opened them on its context (or a test injected them).
+
+    A graph run without the runner (LangGraph's server, Studio) has none yet: they are opened here on its
+    first step and kept on its context, so once per run as well.
+    """
+    if context.services is None:
+        context.services = open_services(context)
+    return cast(Services, context.services)
+
+
+def open_services(context: Context, spent: ModelUsage | None = None) -> Services:
+    """The services of one run, from its parameters; `spent`: what its models spent before it was resumed
+    (from its checkpointed state), which its budget counts. Raises `ConfigurationError` when nothing can be
+    searched."""
     from research_assistant.corpus.reader import LocalFileReader
     from research_assistant.knowledge.document_cache import DocumentCache
-    from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
-    from research_assistant.knowledge.repository import ResearchRepository
-    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
     from research_assistant.schemas import Notice, SourceType
     from research_assistant.search.cache import SearchCache
-    from research_assistant.search.local import LocalCorpusProvider
 
     settings = get_settings()
-    try:
-        embedding = make_embedding(settings.embedding)
-    except EmbeddingUnavailable as error:
-        raise ConfigurationError(str(error)) from None
-    repository = ResearchRepository(
-        context.db_dir, embedding, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap
-    )
-    documents = DocumentCache(context.cache_dir)
+    cache_dir, db_dir = context.cache_dir.resolve(), context.db_dir.resolve()
+    repository = repository_at(db_dir)  # the embedding model first: a model that cannot load is said first
+    documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
     providers: list[SearchProvider] = []
     notices: list[Notice] = []
     readers: dict[SourceType, SourceReader] = {}
     if "local" in context.source_types:
-        corpus = _require_corpus(context.corpus_dir)
-        providers.append(LocalCorpusProvider(CorpusIndexer(corpus, repository, documents), repository))
+        providers.append(_local_provider(settings, _require_corpus(context.corpus_dir), db_dir, cache_dir))
         readers[SourceType.LOCAL] = LocalFileReader(documents)
     web_kinds = [kind for kind in WEB_KINDS if kind in context.source_types]
     if web_kinds:
-        from research_assistant.web.setup import build_web_reader, web_providers
+        from research_assistant.search.providers import web_providers
 
         for kind in web_kinds:
             found, skipped = web_providers(kind, settings, context.providers)
             providers.extend(found)
             notices.extend(Notice(message=message) for message in skipped)
-        reader = build_web_reader(settings, documents, repository)
+        reader = _web_reader(settings, db_dir, cache_dir)
         readers.update({SourceType(kind): reader for kind in WEB_KINDS})
     if not providers:
         raise ConfigurationError("; ".join([_NO_SOURCE, *(notice.message for notice in notices)]))
+    ttl = settings.cache_ttl_hours * 3600
     return Services(
-        reasoner=_reasoner(settings, ExtractiveReasoner(embedding), context.cache_dir),
+        reasoner=_reasoner(settings, context, spent),
         repository=repository,
         documents=documents,
         providers=providers,
         readers=readers,
         notices=notices,
-        search_cache=SearchCache(context.cache_dir, settings.cache_ttl_hours * 3600),
+        search_cache=shared(("searches", cache_dir, ttl), lambda: SearchCache(cache_dir, ttl)),
     )
 
 
-def _reasoner(settings: Settings, extractive: ExtractiveReasoner, cache_dir: Path) -> Reasoner:
+def embedding_model() -> BaseEmbedding:
+    """The embedding model the settings name, loaded once per process."""
+    from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
+
+    name = get_settings().embedding
+    try:
+        return shared(("embedding", name), lambda: make_embedding(name))
+    except EmbeddingUnavailable as error:
+        raise ConfigurationError(str(error)) from None
+
+
+def repository_at(db_dir: Path) -> ResearchRepository:
+    """The research repository in `db_dir`, opened once per process (and embedding model)."""
+    from research_assistant.knowledge.repository import ResearchRepository
+
+    settings = get_settings()
+    embedding = embedding_model()
+    key = ("repository", db_dir.resolve(), settings.embedding, settings.chunk_size, settings.chunk_overlap)
+    return shared(
+        key,
+        lambda: ResearchRepository(
+            db_dir, embedding, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap
+        ),
+    )
+
+
+def _local_provider(settings: Settings, corpus: Path, db_dir: Path, cache_dir: Path) -> SearchProvider:
+    """The local corpus's provider, one per corpus, repository and cache: it syncs the folder one run at a time."""
+    from research_assistant.corpus.indexer import CorpusIndexer
+    from research_assistant.knowledge.document_cache import DocumentCache
+    from research_assistant.search.local import LocalCorpusProvider
+
+    def make() -> LocalCorpusProvider:
+        repository = repository_at(db_dir)
+        documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
+        return LocalCorpusProvider(CorpusIndexer(corpus, repository, documents), repository)
+
+    return shared(("local", corpus.resolve(), db_dir, cache_dir, settings.embedding), make)
+
+
+def _web_reader(settings: Settings, db_dir: Path, cache_dir: Path) -> SourceReader:
+    """The web reader, one per repository and cache: its fetcher keeps the per-host limits of every run."""
+    from research_assistant.knowledge.document_cache import DocumentCache
+    from research_assistant.web.setup import build_web_reader
+
+    def make() -> SourceReader:
+        documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
+        return build_web_reader(settings, documents, repository_at(db_dir))
+
+    return shared(("web reader", db_dir, cache_dir, settings.embedding), make)
+
+
+def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None) -> Reasoner:
     """The LLM reasoner when models are configured (extractive as its fallback), otherwise the extractive one."""
+    extractive = _extractive()
     if not settings.uses_llm:
         return extractive
     if settings.gemini_api_key is None and any(
@@ -129,9 +206,25 @@ def _reasoner(settings: Settings, extractive: ExtractiveReasoner, cache_dir: Pat
     from research_assistant.reasoning.llm.cache import ResponseCache
     from research_assistant.reasoning.llm.caller import StructuredCaller
     from research_assistant.reasoning.llm.reasoner import LLMReasoner
+    from research_assistant.reasoning.llm.surroundings import SurroundingsMemo
 
-    caller = StructuredCaller(settings, ResponseCache(cache_dir / "llm"))
-    return LLMReasoner(caller, extractive, settings.confidence_threshold)
+    caller = StructuredCaller(
+        settings,
+        ResponseCache(context.cache_dir / "llm"),
+        models=context.models,
+        budget_tokens=context.budget_tokens,
+        budget_usd=context.budget_usd,
+        spent=spent,
+    )
+    # Evidence ids are content hashes: what surrounds a quote is the same in every run, so runs share the memo.
+    memo = shared(("surroundings",), SurroundingsMemo)
+    return LLMReasoner(caller, extractive, settings.confidence_threshold, context=context, surroundings=memo)
+
+
+def _extractive() -> ExtractiveReasoner:
+    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+
+    return ExtractiveReasoner(embedding_model())
 
 
 _NO_SOURCE = (

@@ -8,13 +8,14 @@ updates and never mutate state in place.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, Field
 
 from research_assistant.schemas import (
     Evidence,
+    ModelUsage,
     Notice,
     ProgressAssessment,
     QueryAnalysis,
@@ -33,6 +34,11 @@ R = TypeVar("R", bound=BaseModel)
 def merge_records(left: dict[str, R], right: dict[str, R]) -> dict[str, R]:
     """Records keyed by id: a newer record replaces the older one, order of first appearance kept."""
     return {**left, **right}
+
+
+def total_usage(steps: Mapping[str, ModelUsage]) -> ModelUsage:
+    """A run's model usage: the sum of its steps'."""
+    return sum(steps.values(), ModelUsage())
 
 
 def union(left: Sequence[T], right: Sequence[T]) -> list[T]:
@@ -54,6 +60,10 @@ class OutputState(BaseModel):
 
     report_markdown: str = Field(default="", description="The final report, rendered in the run's citation style.")
     report: ResearchReport | None = Field(default=None, description="The report before rendering, citations verified.")
+    cited_sources: list[str] = Field(
+        default_factory=list,
+        description="Ids of the sources the report cites, in the order of their numbers: `[n]` cites the n-th.",
+    )
     sources: Annotated[dict[str, SourceRecord], merge_records] = Field(default_factory=dict)
     evidence: Annotated[dict[str, Evidence], merge_records] = Field(default_factory=dict)
     notices: Annotated[list[Notice], union] = Field(default_factory=list)
@@ -79,6 +89,16 @@ class ResearchState(InputState, OutputState):
     assessments: Annotated[list[ProgressAssessment], union] = Field(
         default_factory=list, description="One progress assessment per round."
     )
+    model_usage: Annotated[dict[str, ModelUsage], merge_records] = Field(
+        default_factory=dict,
+        description="Model tokens, cost and calls per step ('extract 2': round 2's extraction), by role; the "
+        "report's usage line and a resumed run's budget count them.",
+    )
+
+    @property
+    def spent(self) -> ModelUsage:
+        """The model usage of the steps done so far."""
+        return total_usage(self.model_usage)
 
 
 class SourcesUpdate(BaseModel):

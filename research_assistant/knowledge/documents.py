@@ -6,7 +6,7 @@ import hashlib
 
 from pydantic import BaseModel, Field
 
-from research_assistant.web.urls import normalize_url
+from research_assistant.text.urls import normalize_url
 
 
 def source_id_for(locator: str) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
 from pydantic import Field, PrivateAttr
 
-from research_assistant.knowledge.text import content_terms
+from research_assistant.text.tokens import content_terms
 
 
 @lru_cache(maxsize=1 << 20)

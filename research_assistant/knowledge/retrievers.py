@@ -16,7 +16,7 @@ from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores import MetadataFilters
 from llama_index.retrievers.bm25 import BM25Retriever
 
-from research_assistant.knowledge.text import english_stemmer
+from research_assistant.text.tokens import english_stemmer
 
 MIN_SIMILARITY = 0.1
 """Cosine similarity below which a vector hit is noise (unrelated texts score about 0 ± 0.05 with the

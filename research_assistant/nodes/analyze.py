@@ -9,9 +9,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
-from research_assistant.nodes.reasoner_notices import reasoner_notices
+from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.services import services_for
+from research_assistant.services import services_of
 from research_assistant.state import ResearchState
 
 
@@ -19,7 +19,7 @@ async def analyze_query(state: ResearchState, runtime: Runtime[Context]) -> dict
     question = " ".join(state.question.split())
     if not question:
         raise ValueError("the question is empty")
-    services = services_for(runtime.context)
+    services = services_of(runtime.context)
     analysis = await services.reasoner.analyze(question)
     emit(
         runtime,
@@ -33,5 +33,6 @@ async def analyze_query(state: ResearchState, runtime: Runtime[Context]) -> dict
         "analysis": analysis,
         "run_id": state.run_id or uuid.uuid4().hex[:12],
         "started_at": time.time(),
-        "notices": [*services.notices, *reasoner_notices(runtime, "analyze_query", services)],
+        "notices": [*services.notices, *reasoner_notices(runtime, "analyze_query", services.reasoner)],
+        "model_usage": usage_of(services.reasoner, "analyze_query"),
     }

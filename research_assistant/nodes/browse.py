@@ -18,7 +18,7 @@ from research_assistant.context import Context
 from research_assistant.progress import SourceOutcome, emit
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import Notice, SourceStatus, SourceType
-from research_assistant.services import services_for
+from research_assistant.services import services_of
 from research_assistant.state import BrowseTask, ResearchState, SourcesUpdate
 from research_assistant.web.credibility import assess_credibility
 
@@ -30,7 +30,7 @@ def dispatch_reads(state: ResearchState) -> list[Send] | str:
 
 async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str, Any]:
     source = state.source
-    reader = services_for(runtime.context).readers.get(source.source_type)
+    reader = services_of(runtime.context).readers.get(source.source_type)
     try:
         if reader is None:
             raise ReadError(f"no reader for {source.source_type.value} sources")

@@ -13,17 +13,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
-from research_assistant.knowledge.text import normalize_query
-from research_assistant.nodes.reasoner_notices import reasoner_notices
+from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
 from research_assistant.schemas import Notice, ProgressAssessment, SearchQuery, SourceStatus
-from research_assistant.services import Services, services_for
+from research_assistant.services import Services, services_of
 from research_assistant.state import ResearchState
+from research_assistant.text.tokens import normalize_query
 
 
 def threshold_of(services: Services, context: Context) -> float:
     """The confidence at which research stops: the reasoner's own (a setting), else the depth's."""
-    return float(getattr(services.reasoner, "confidence_threshold", context.profile.confidence_threshold))
+    own = services.reasoner.confidence_threshold
+    return float(own if own is not None else context.profile.confidence_threshold)
 
 
 def reached(assessment: ProgressAssessment, services: Services, context: Context) -> bool:
@@ -34,13 +35,20 @@ def stop_reason(
     state: ResearchState, context: Context, assessment: ProgressAssessment, iteration: int, now: float
 ) -> tuple[str | None, list[SearchQuery]]:
     """Why research stops after this round (None to go on), and the queries for the next round."""
-    services = services_for(context)
+    services = services_of(context)
     threshold = threshold_of(services, context)
+    if assessment.complete and assessment.confidence < threshold:
+        # Every sub-question has its evidence, yet the evidence does not show the asked-for answer itself.
+        return (
+            f"completion criteria met, but confidence {assessment.confidence:.0f}/100 stays under the threshold "
+            f"of {threshold:.0f}",
+            [],
+        )
     if assessment.complete:
         return f"completion criteria met (confidence {assessment.confidence:.0f}/100)", []
     if assessment.confidence >= threshold:
         return f"confidence {assessment.confidence:.0f} reached the threshold of {threshold:.0f}", []
-    budget = getattr(services.reasoner, "budget_reached", lambda: None)()
+    budget = services.reasoner.budget_reached()
     if budget:
         return f"budget nearly spent ({budget}); the rest is kept for the report", []
     if iteration >= context.iteration_limit:
@@ -66,7 +74,7 @@ def stop_reason(
 async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     assert state.plan is not None, "plan_strategy runs first"
     iteration = state.iteration + 1
-    services = services_for(runtime.context)
+    services = services_of(runtime.context)
     assessment = await services.reasoner.evaluate(
         state.question,
         state.plan,
@@ -74,10 +82,11 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
         list(state.sources.values()),
         iteration,
         state.search_history,
+        state.analysis,
     )
     reason, queries = stop_reason(state, runtime.context, assessment, iteration, time.time())
     covered = sum(1 for item in assessment.coverage if item.covered)
-    notices = reasoner_notices(runtime, "evaluate_progress", services)
+    notices = reasoner_notices(runtime, "evaluate_progress", services.reasoner)
     if reason and not reached(assessment, services, runtime.context):
         notices.append(Notice(message=f"Research stopped before reaching its confidence threshold: {reason}."))
     emit(
@@ -97,4 +106,5 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
         "pending_queries": queries,
         "stop_reason": reason,
         "notices": notices,
+        "model_usage": usage_of(services.reasoner, f"evaluate_progress {iteration}"),
     }

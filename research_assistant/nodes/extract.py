@@ -14,14 +14,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from research_assistant.concurrency import in_thread
 from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, widen_passages
-from research_assistant.knowledge.text import names_in
-from research_assistant.nodes.reasoner_notices import reasoner_notices
+from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.schemas import Evidence, Passage, SourceStatus, SubQuestion
-from research_assistant.services import Services, services_for
+from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SourceStatus, SubQuestion
+from research_assistant.services import Services, services_of
 from research_assistant.state import ResearchState
+from research_assistant.text.tokens import names_in
 
 
 def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
@@ -38,9 +39,10 @@ async def _extract_one(
     sub_question: SubQuestion,
     source_ids: list[str],
     text_of: Callable[[str], str | None],
+    analysis: QueryAnalysis | None,
 ) -> list[Evidence]:
     profile = context.profile
-    passages = await asyncio.to_thread(
+    passages = await in_thread(  # a cancelled run stops waiting for the repository's lock
         services.repository.retrieve,
         sub_question.text,
         profile.passages_per_sub_question,
@@ -51,7 +53,9 @@ async def _extract_one(
     if not passages and not keyed:
         return []
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)
-    found = await services.reasoner.extract(question, sub_question, passages, profile.evidence_per_sub_question)
+    found = await services.reasoner.extract(
+        question, sub_question, passages, profile.evidence_per_sub_question, analysis
+    )
     return [item for item in found if _quoted_from(item, passages)]
 
 
@@ -61,12 +65,12 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
     if not fresh:
         emit(runtime, "extract", "no new sources to read evidence from", evidence=0)
         return {}
-    services = services_for(runtime.context)
+    services = services_of(runtime.context)
     # Every sub-question reads the same sources' texts: each cache file is read and parsed once per step.
     text_of = functools.lru_cache(maxsize=None)(services.documents.text)
     batches = await asyncio.gather(
         *(
-            _extract_one(services, runtime.context, state.question, sub_question, fresh, text_of)
+            _extract_one(services, runtime.context, state.question, sub_question, fresh, text_of, state.analysis)
             for sub_question in state.plan.sub_questions
         )
     )
@@ -78,4 +82,8 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
         evidence=len(found),
         total_evidence=len(state.evidence) + len(found),
     )
-    return {"evidence": found, "notices": reasoner_notices(runtime, "extract", services)}
+    return {
+        "evidence": found,
+        "notices": reasoner_notices(runtime, "extract", services.reasoner),
+        "model_usage": usage_of(services.reasoner, f"extract {state.iteration + 1}"),
+    }

@@ -7,12 +7,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.context import Context
-from research_assistant.knowledge.text import normalize_query
-from research_assistant.nodes.reasoner_notices import reasoner_notices
+from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
 from research_assistant.schemas import ResearchPlan, SearchQuery
-from research_assistant.services import services_for
+from research_assistant.services import services_of
 from research_assistant.state import ResearchState
+from research_assistant.text.tokens import normalize_query
 
 
 def queries_of(plan: ResearchPlan) -> list[SearchQuery]:
@@ -30,7 +30,7 @@ def queries_of(plan: ResearchPlan) -> list[SearchQuery]:
 
 async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     assert state.analysis is not None, "analyze_query runs first"
-    services = services_for(runtime.context)
+    services = services_of(runtime.context)
     plan = await services.reasoner.plan(state.question, state.analysis, runtime.context.profile)
     queries = queries_of(plan)
     emit(
@@ -40,4 +40,9 @@ async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict
         sub_questions=len(plan.sub_questions),
         queries=len(queries),
     )
-    return {"plan": plan, "pending_queries": queries, "notices": reasoner_notices(runtime, "plan_strategy", services)}
+    return {
+        "plan": plan,
+        "pending_queries": queries,
+        "notices": reasoner_notices(runtime, "plan_strategy", services.reasoner),
+        "model_usage": usage_of(services.reasoner, "plan_strategy"),
+    }

@@ -14,21 +14,22 @@ from research_assistant.progress import emit
 from research_assistant.reading import CACHE_METHOD
 from research_assistant.report.attribution import AttributionCheck, enforce_quote_citations
 from research_assistant.report.exports import redact
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.report.summary import RunSummary
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.report.verify import verify_report
-from research_assistant.schemas import Notice, QueryAnalysis, ResearchPlan, ResearchReport, SourceStatus
-from research_assistant.services import Services, services_for
+from research_assistant.schemas import ModelUsage, Notice, QueryAnalysis, ResearchPlan, ResearchReport, SourceStatus
+from research_assistant.services import services_of
 from research_assistant.settings import get_settings
 from research_assistant.state import ResearchState
 
 
 async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    services = services_for(runtime.context)
+    services = services_of(runtime.context)
+    reasoner = services.reasoner
     latest = state.assessments[-1] if state.assessments else None
     # A run stopped early (time limit, cancelled) may reach synthesis before analysis or planning finished.
-    draft = await services.reasoner.synthesize(
+    draft = await reasoner.synthesize(
         state.question,
         state.analysis or QueryAnalysis(keywords=[]),
         state.plan or ResearchPlan(sub_questions=[], min_sources=1, min_evidence_per_question=1),
@@ -47,7 +48,8 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     # A citation taken off a quotation is one more citation checked that did not check out.
     checked = verification.checked + verification.misattributed
     removed = verification.removed + verification.misattributed
-    notices = [*state.notices, *reasoner_notices(runtime, "synthesize", services)]
+    notices = [*state.notices, *reasoner_notices(runtime, "synthesize", reasoner)]
+    spent = reasoner.take_usage()  # this step's, with what a step cut short (by the time limit) had spent
     sources = list(state.sources.values())
     summary = RunSummary(
         depth=runtime.context.depth.value,
@@ -58,30 +60,36 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         confidence=latest.confidence if latest else 0.0,
         iterations=state.iteration,
         stop_reason=state.stop_reason,
-        reasoner=services.reasoner.name,
+        reasoner=reasoner.name,
         generated=date.today().isoformat(),
-        **_model_usage(services),
+        **_model_usage(state.spent + spent),
     )
     read = {s.locator: s.id for s in sources if s.status is SourceStatus.READ}
 
-    def rendered(removed: int, checked: int) -> tuple[str, AttributionCheck]:
-        """The report as Markdown with every quotation cited only to sources that hold it (the final check)."""
+    def rendered(removed: int, checked: int) -> tuple[str, AttributionCheck, list[str]]:
+        """The report as Markdown with every quotation cited only to sources that hold it (the final check),
+        and the ids of the sources it cites, in the order of their numbers."""
         caveats = [*notices, *_removals(removed, checked)]
-        markdown = render_markdown(
+        markdown, cited = render_report(
             report, state.sources, state.evidence, runtime.context.citation_style, notices=caveats, metadata=summary
         )
-        return enforce_quote_citations(markdown, lambda locator: text_of(read[locator]) if locator in read else None)
+        locators = {number: state.sources[source_id].locator for number, source_id in enumerate(cited, 1)}
+        checked_markdown, attribution = enforce_quote_citations(
+            markdown, lambda locator: text_of(read[locator]) if locator in read else None, locators
+        )
+        return checked_markdown, attribution, cited
 
-    markdown, attribution = rendered(removed, checked)
+    markdown, attribution, cited = rendered(removed, checked)
     if attribution.removed:  # render again, so that the caveat counts them; the check takes off the same ones
         checked, removed = checked + attribution.removed, removed + attribution.removed
-        markdown, attribution = rendered(removed, checked)
+        markdown, attribution, cited = rendered(removed, checked)
     notices += _removals(removed, checked)
     markdown = redact(markdown, get_settings().secret_values())
-    judge = getattr(services.reasoner, "evaluate_report", None)
-    evaluation = await judge(state.question, markdown) if judge is not None else None
-    if summary.model_tokens is not None:  # the closing usage line counts the judge's scoring too, as `show` does
-        summary = summary.model_copy(update=_model_usage(services))
+    evaluation = await reasoner.evaluate_report(state.question, markdown)
+    judged = reasoner.take_usage()
+    if judged.roles:  # the closing usage line counts the judge's scoring too, as `show` does
+        spent += judged
+        summary = summary.model_copy(update=_model_usage(state.spent + spent))
         markdown = redact(rendered(removed, checked)[0], get_settings().secret_values())
     unverified = _unverified(report)
     emit(
@@ -97,24 +105,27 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         removed=removed,
         unverified=unverified,
     )
-    notices += reasoner_notices(runtime, "synthesize", services)
-    return {"report": report, "report_markdown": markdown, "notices": notices, "evaluation": evaluation}
-
-
-def _model_usage(services: Services) -> dict[str, Any]:
-    """The run's model tokens, cost and calls so far, as `RunSummary` fields; none without a model."""
-    usage = getattr(services.reasoner, "usage", None)
-    if usage is None:
-        return {}
-    spent = usage()
-    calls = getattr(services.reasoner, "model_calls", None)
-    made = calls() if calls is not None else None
+    notices += reasoner_notices(runtime, "synthesize", reasoner)
     return {
-        "model_tokens": spent.input_tokens + spent.output_tokens,
+        "report": report,
+        "report_markdown": markdown,
+        "cited_sources": cited,
+        "notices": notices,
+        "evaluation": evaluation,
+        "model_usage": {"synthesize": spent} if spent.roles else {},
+    }
+
+
+def _model_usage(spent: ModelUsage) -> dict[str, Any]:
+    """The run's model tokens, cost and calls so far, as `RunSummary` fields; none when no model was asked."""
+    if not spent.calls:
+        return {}
+    return {
+        "model_tokens": spent.tokens,
         "model_cost_usd": spent.cost_usd,
-        "model_calls": made.calls if made else 0,
-        "model_cached": made.cached if made else 0,
-        "model_failed": made.failed if made else 0,
+        "model_calls": spent.calls,
+        "model_cached": spent.cached,
+        "model_failed": spent.failed,
     }
 
 

@@ -14,7 +14,7 @@ marked `[unverified]`. A listed quote that its source does not hold is dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from pydantic import Field
 
@@ -42,8 +42,10 @@ class AttributionCheck(Record):
 
 
 class _Checker:
-    def __init__(self, markdown: str, source_text: Callable[[str], str | None]) -> None:
-        self._locators = parse_sources(markdown)
+    def __init__(
+        self, markdown: str, source_text: Callable[[str], str | None], locators: Mapping[int, str] | None
+    ) -> None:
+        self._locators = dict(locators) if locators is not None else parse_sources(markdown)
         self._source_text = source_text
         self._texts: dict[str, str | None] = {}
         self.checked = self.removed = self.dropped = self.marked = 0
@@ -113,14 +115,17 @@ def _drop_orphaned_sides(lines: list[str | None], parents: dict[int, list[int]])
                 lines[index] = None
 
 
-def enforce_quote_citations(markdown: str, source_text: Callable[[str], str | None]) -> tuple[str, AttributionCheck]:
+def enforce_quote_citations(
+    markdown: str, source_text: Callable[[str], str | None], locators: Mapping[int, str] | None = None
+) -> tuple[str, AttributionCheck]:
     """`markdown` with every quotation cited only to sources whose text holds it, and what was taken off.
 
-    `source_text(locator)` returns the text of the source a Sources entry names (its
-    locator as `parse_sources` reads it), or None when it has none; it is called at
-    most once per source. A report whose citations all check out comes back unchanged.
+    `locators` maps each citation number to its source's locator, as the renderer numbered them; without it
+    they are read from the Sources list (`parse_sources`). `source_text(locator)` returns the text of that
+    source, or None when it has none; it is called at most once per source. A report whose citations all
+    check out comes back unchanged.
     """
-    checker = _Checker(markdown, source_text)
+    checker = _Checker(markdown, source_text, locators)
     lines: list[str | None] = []
     parents: dict[int, list[int]] = {}
     parent: int | None = None

@@ -12,8 +12,10 @@ quotes around verbatim findings) is the only live Markdown in the output.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from research_assistant.context import CitationStyle
+from research_assistant.echo import counted, shorten
 from research_assistant.report.citations import escape_markdown, format_locator, format_source, plain_text
 from research_assistant.report.quotations import collapse, quotations, quoted_in
 from research_assistant.report.summary import RunSummary, render_run_summary
@@ -116,8 +118,10 @@ def _conflicts(report: ResearchReport, citations: _Citations) -> list[str]:
 
 
 def _caveats(report: ResearchReport, notices: Sequence[Notice]) -> list[str]:
-    messages = [*report.caveats, *(n.message for n in notices if n.level.lower() not in _QUIET_LEVELS)]
-    return [f"- {escape_markdown(m)}" for m in messages if m.strip()]
+    """Each caveat once, with how many times it was repeated (a dead search service fails every query)."""
+    said = counted(n.message for n in notices if n.level.lower() not in _QUIET_LEVELS and n.message.strip())
+    messages = [*dict.fromkeys(m for m in report.caveats if m.strip()), *said]
+    return [f"- {escape_markdown(shorten(m))}" for m in messages]
 
 
 def _unread(sources: Mapping[str, SourceRecord]) -> list[str]:
@@ -157,6 +161,12 @@ def _report_body(report: ResearchReport, summary: str, citations: _Citations) ->
     return lines
 
 
+class RenderedReport(NamedTuple):
+    markdown: str
+    cited: list[str]
+    """Ids of the sources the report cites, in the order of their numbers: `[n]` cites the n-th."""
+
+
 def render_markdown(
     report: ResearchReport,
     sources: Mapping[str, SourceRecord],
@@ -165,7 +175,20 @@ def render_markdown(
     notices: Sequence[Notice] = (),
     metadata: RunSummary | None = None,
 ) -> str:
-    """The report as deterministic Markdown, ending with its Sources list (and run facts).
+    """The report as deterministic Markdown, ending with its Sources list (and run facts); see `render_report`."""
+    return render_report(report, sources, evidence, style, notices, metadata).markdown
+
+
+def render_report(
+    report: ResearchReport,
+    sources: Mapping[str, SourceRecord],
+    evidence: Mapping[str, Evidence],
+    style: CitationStyle,
+    notices: Sequence[Notice] = (),
+    metadata: RunSummary | None = None,
+) -> RenderedReport:
+    """The report as deterministic Markdown, ending with its Sources list (and run facts), with the numbering
+    of its citations.
 
     `sources` and `evidence` are keyed by id. Evidence ids that are unknown, or whose
     source is unknown, are left out; a finding left with no citation is not rendered.
@@ -193,4 +216,4 @@ def render_markdown(
         lines += _section("Sources that could not be read", unread, "")
     if metadata is not None:
         lines += render_run_summary(metadata)
-    return "\n".join(lines).strip() + "\n"
+    return RenderedReport("\n".join(lines).strip() + "\n", list(citations.numbers))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from research_assistant.knowledge.text import content_terms
+from research_assistant.text.tokens import content_terms
 
 UNVERIFIED = "[unverified]"
 """The mark after a statement that its evidence does not clearly support."""

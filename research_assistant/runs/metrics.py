@@ -1,4 +1,8 @@
-"""A run's metrics, from its trace and its state."""
+"""A run's metrics, from its trace and its state.
+
+Model usage comes from the state, where each step put what its models spent, so that `show` says what the
+report's closing line says; from the trace's model-call events for a run whose state has none (yet).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from typing import Any
 
 from research_assistant.progress import MODEL_NODE, SourceOutcome
 from research_assistant.runs.records import EventKind, ModelCalls, RunMetrics, TraceEvent
-from research_assistant.schemas import TokenUsage
+from research_assistant.schemas import ModelUsage, TokenUsage
+from research_assistant.state import total_usage
 
 
 def model_usage(event: TraceEvent) -> tuple[str, TokenUsage] | None:
@@ -58,6 +63,8 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
         last_at = event.at
     if segment_start is not None and last_at is not None:
         elapsed += last_at - segment_start
+    if values.get("model_usage"):
+        tokens, calls = _by_role(total_usage(values["model_usage"]))
     by_outcome = [outcome.outcome for outcome in outcomes.values()]
     return RunMetrics(
         elapsed_seconds=round(elapsed, 3),
@@ -73,3 +80,12 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
         calls=calls,
         evaluation=values.get("evaluation"),
     )
+
+
+def _by_role(spent: ModelUsage) -> tuple[dict[str, TokenUsage], dict[str, ModelCalls]]:
+    tokens = {
+        role: TokenUsage(input_tokens=u.input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd)
+        for role, u in spent.roles.items()
+    }
+    calls = {role: ModelCalls(calls=u.calls, cached=u.cached, failed=u.failed) for role, u in spent.roles.items()}
+    return tokens, calls

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
+from research_assistant.echo import Echoed
 from research_assistant.progress import SourceOutcome
 from research_assistant.schemas import ReportEvaluation, TokenUsage
 
@@ -25,8 +27,13 @@ class RunStatus(StrEnum):
 RESUMABLE = frozenset({RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.INTERRUPTED})
 
 
+NOT_KEPT = frozenset({"db_dir", "cache_dir", "deadline", "services"})
+"""`Context` fields a run's record does not keep: the process that resumes the run sets them anew."""
+
+
 class RunParameters(BaseModel):
-    """A run's parameters as plain data: what `resume` needs to rebuild its `Context`."""
+    """A run's parameters as plain data: its `Context` without the fields in `NOT_KEPT`, what `resume` needs to
+    rebuild it. The fields are the Context's own (`of` refuses a Context field missing here)."""
 
     depth: Depth
     source_types: list[SourceKind]
@@ -43,30 +50,22 @@ class RunParameters(BaseModel):
     budget_tokens: int | None = None
     budget_usd: float | None = None
 
+    @field_validator("corpus_dir", mode="before")
+    @classmethod
+    def _folder(cls, value: object) -> object:
+        return str(value) if isinstance(value, Path) else value
+
     @classmethod
     def of(cls, context: Context) -> RunParameters:
-        return cls(
-            depth=context.depth,
-            source_types=list(context.source_types),
-            corpus_dir=str(context.corpus_dir) if context.corpus_dir is not None else None,
-            citation_style=context.citation_style,
-            max_sources=context.max_sources,
-            max_iterations=context.max_iterations,
-            max_seconds=context.max_seconds,
-            refresh=context.refresh,
-            providers=context.providers,
-            recency_days=context.recency_days,
-            review_plan=context.review_plan,
-            models=context.models,
-            budget_tokens=context.budget_tokens,
-            budget_usd=context.budget_usd,
-        )
+        kept = {f.name: getattr(context, f.name) for f in dataclasses.fields(context) if f.name not in NOT_KEPT}
+        unknown = kept.keys() - cls.model_fields.keys()
+        if unknown:
+            raise TypeError(f"RunParameters does not keep the Context fields {sorted(unknown)}")
+        return cls.model_validate(kept)
 
     def context(self, **overrides: Any) -> Context:
         """A `Context` with these parameters; `overrides` sets the others (folders, services)."""
-        fields = self.model_dump()
-        fields["corpus_dir"] = Path(self.corpus_dir) if self.corpus_dir else None
-        return Context(**{**fields, **overrides})
+        return Context(**{**self.model_dump(), **overrides})
 
     def summary(self) -> str:
         limits = []
@@ -102,7 +101,7 @@ class TraceEvent(BaseModel):
     at: float = Field(description="Wall-clock time, epoch seconds.")
     kind: EventKind
     node: str = Field(default="", description="The graph node; 'browse/read_source' for a subgraph's own step.")
-    message: str = ""
+    message: Echoed = ""
     level: str = "info"
     counts: dict[str, float] = Field(default_factory=dict)
     seconds: float | None = Field(default=None, description="A node's duration, on its end event.")
@@ -152,8 +151,13 @@ class RunRecord(BaseModel):
     updated_at: float
     finished_at: float | None = None
     stop_reason: str | None = None
-    error: str = ""
+    error: Echoed = ""
     report_markdown: str = ""
     metrics: RunMetrics = Field(default_factory=RunMetrics)
     pid: int | None = Field(default=None, description="The process running it, while it runs.")
+    pid_started: int | None = Field(
+        default=None,
+        description="When that process started (clock ticks after boot, /proc/PID/stat), so that another process "
+        "given the same pid later is not taken for it.",
+    )
     waiting: str = Field(default="", description="What an interrupted run waits for, e.g. 'plan review'.")

@@ -23,7 +23,7 @@ from defusedxml.ElementTree import ParseError, fromstring
 
 from research_assistant.schemas import Notice, SearchResult, SourceType
 from research_assistant.search.base import ProviderError
-from research_assistant.search.normalize import RawHit, base_url_of, detail, http_get, status_message, to_results
+from research_assistant.search.normalize import RawHit, base_url_of, detail, http_get, status_error, to_results
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -112,7 +112,7 @@ class ArxivProvider:
             problem = _error_entry(_parse_quietly(response.content)) if response.status_code == 400 else None
             if problem:
                 raise ProviderError(f"{_SERVICE} rejected the query: {problem}")
-            raise ProviderError(status_message(_SERVICE, response.status_code, keyed=False))
+            raise status_error(_SERVICE, response.status_code, keyed=False)
         feed = _parse(response.content)
         if feed.tag != f"{_ATOM}feed":
             raise ProviderError(f"{_SERVICE} answered with something other than an Atom feed")

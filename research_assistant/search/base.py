@@ -2,7 +2,7 @@
 
 A provider turns a query into normalized `SearchResult`s. Providers never
 raise for a failing backend: they raise `ProviderError` with a one-line reason,
-which the search node records as a notice before moving on to the next one.
+which the search routing records as a notice before moving on to the next one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ def trim_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 class ProviderError(Exception):
-    """A provider could not answer; the message is shown to the analyst."""
+    """A provider could not answer; the message is shown to the analyst. `retryable` when another attempt may
+    succeed (the API answered 429 or 5xx, or the connection dropped)."""
+
+    def __init__(self, reason: str, *, retryable: bool = False) -> None:
+        super().__init__(reason)
+        self.retryable = retryable
 
 
 class SearchProvider(Protocol):

@@ -25,10 +25,11 @@ from research_assistant.search.base import ProviderError
 from research_assistant.search.normalize import (
     RawHit,
     base_url_of,
-    status_message,
+    status_error,
     timeout_message,
     to_results,
-    transport_message,
+    transport_error,
+    with_retries,
 )
 
 _SERVICE = "Exa"
@@ -66,7 +67,7 @@ class ExaProvider:
         """At most `limit` results (Exa gives 100 at most), best first."""
         if limit <= 0 or not query.strip():
             return []
-        response = await self._ask(query.strip(), min(limit, _MAX_RESULTS))
+        response = await with_retries(self._ask, query.strip(), min(limit, _MAX_RESULTS))
         try:
             hits = [_hit(result) for result in response.results]
         except (AttributeError, TypeError):
@@ -92,8 +93,7 @@ class ExaProvider:
         except TimeoutError:
             raise ProviderError(timeout_message(_SERVICE, self.timeout)) from None
         except httpx.HTTPError as error:
-            message = transport_message(_SERVICE, error, base_url=self.base_url, timeout=self.timeout)
-            raise ProviderError(message) from None
+            raise transport_error(_SERVICE, error, base_url=self.base_url, timeout=self.timeout) from None
         except json.JSONDecodeError:
             raise ProviderError(f"{_SERVICE} answered with malformed JSON") from None
         except ValueError as error:
@@ -102,7 +102,7 @@ class ExaProvider:
                 raise ProviderError(f"{_SERVICE} answered with malformed JSON") from None
             if failed is None:
                 raise ProviderError(f"{_SERVICE} rejected the request") from None
-            raise ProviderError(status_message(_SERVICE, int(failed.group(1)), keyed=True)) from None
+            raise status_error(_SERVICE, int(failed.group(1)), keyed=True) from None
         except (KeyError, TypeError, AttributeError):
             raise ProviderError(f"{_SERVICE} answered with a malformed response") from None
         finally:

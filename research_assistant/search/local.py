@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
+from research_assistant.concurrency import in_thread
 from research_assistant.corpus.indexer import CorpusIndexer, SyncReport
 from research_assistant.knowledge.repository import ResearchRepository
+from research_assistant.progress import ProgressEvent
 from research_assistant.schemas import Notice, Passage, SearchResult, SourceType
 from research_assistant.search.base import trim_snippet
+from research_assistant.secrets import scrub_value
 
 _PASSAGES_PER_RESULT = 4
 """Passages retrieved per result wanted, so that several documents make the list."""
@@ -36,11 +39,14 @@ class LocalCorpusProvider:
         """
         if self._report is not None:
             return self._report
-        return await asyncio.to_thread(self._sync_once)
+        return await in_thread(self._sync_once, _progress_lines())
 
     async def prepare(self, run_id: str = "index") -> list[Notice]:
-        """Bring the index in step with the folder (only changed files are re-indexed), once per run."""
-        report = await asyncio.to_thread(self._sync, run_id)
+        """Bring the index in step with the folder (only changed files are re-indexed), once per run.
+
+        While files are indexed, progress lines go to the run's stream; cancelling the run stops the sync.
+        """
+        report = await in_thread(self._sync, run_id, _progress_lines())
         summary = (
             f"corpus: {report.indexed + report.unchanged} documents ({report.indexed} indexed now, "
             f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} skipped)"
@@ -48,15 +54,15 @@ class LocalCorpusProvider:
         skipped = [Notice(message=f"skipped {path}: {reason}") for path, reason in report.skipped]
         return [Notice(level="info", message=summary), *skipped]
 
-    def _sync(self, run_id: str) -> SyncReport:
+    def _sync(self, run_id: str, progress: Callable[[str], None] | None) -> SyncReport:
         with self._sync_lock:
-            self._report = self.indexer.sync(run_id)
+            self._report = self.indexer.sync(run_id, progress)
             return self._report
 
-    def _sync_once(self) -> SyncReport:
+    def _sync_once(self, progress: Callable[[str], None] | None) -> SyncReport:
         with self._sync_lock:
             if self._report is None:
-                self._report = self.indexer.sync()
+                self._report = self.indexer.sync(progress=progress)
             return self._report
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
@@ -64,7 +70,7 @@ class LocalCorpusProvider:
         if limit <= 0 or not query.strip():
             return []
         await self.ensure_indexed()
-        return await asyncio.to_thread(self._search, query, limit)
+        return await in_thread(self._search, query, limit)
 
     def _search(self, query: str, limit: int) -> list[SearchResult]:
         """Documents ranked by their best passage; the second-best only breaks ties.
@@ -94,3 +100,19 @@ class LocalCorpusProvider:
             ranked.append((-result.score, -(others[0].score if others else 0.0), result))
         ranked.sort(key=lambda item: (item[0], item[1], item[2].locator))
         return [result for *_, result in ranked[:limit]]
+
+
+def _progress_lines() -> Callable[[str], None] | None:
+    """Lines for the search step's progress, when called within a run (LangGraph's stream writer may be called
+    from the indexing thread); None outside one."""
+    from langgraph.config import get_stream_writer
+
+    try:
+        write = get_stream_writer()
+    except RuntimeError:  # not within a run
+        return None
+
+    def line(message: str) -> None:
+        write(scrub_value(ProgressEvent(node="search", message=message).model_dump(exclude_none=True)))
+
+    return line

@@ -1,8 +1,11 @@
-"""What every web search provider does the same way: shape hits into `SearchResult`s and failures into one line.
+"""What every web search provider does the same way: shape hits into `SearchResult`s and failures into one
+line, and try again where the API asked for patience.
 
 The providers speak four different APIs, but the rest of the pipeline must not be able to tell them
 apart: one spelling per URL, one date format, scores in 0..1 with the best first, no duplicates, and
-error messages an analyst can read (never a traceback, never a key).
+error messages an analyst can read (never a traceback, never a key). A search that fails with HTTP 429
+or 5xx, or whose connection drops, is tried again after a full-jitter backoff, as a page fetch is; a
+search that times out is not (the next provider of its kind stands in sooner).
 """
 
 from __future__ import annotations
@@ -13,17 +16,26 @@ import ssl
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from research_assistant.schemas import SearchResult, SourceType
 from research_assistant.search.base import ProviderError, trim_snippet
-from research_assistant.web.dates import iso_date
-from research_assistant.web.urls import is_web_url, normalize_url
+from research_assistant.text.dates import iso_date
+from research_assistant.text.urls import is_web_url, normalize_url
 
 _DETAIL_CHARS = 160
 """Longest piece of a server's own error text quoted in a message."""
+RETRY_ATTEMPTS = 3
+"""Tries per search, the first included, when the API answers 429 or 5xx or the connection drops."""
+RETRY_BACKOFF_SECONDS = 0.5
+"""The first backoff, doubled after each try; the wait is random up to it (full jitter)."""
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -101,30 +113,44 @@ def base_url_of(base_url: str, service: str) -> str:
     return stripped
 
 
-def status_message(service: str, status: int, *, keyed: bool) -> str:
-    """One line for an HTTP error status from `service`; `keyed` when the service authenticates by API key."""
+def status_error(service: str, status: int, *, keyed: bool) -> ProviderError:
+    """The error for an HTTP error status from `service`; `keyed` when the service authenticates by API key."""
+    retryable = status == 429 or status >= 500
     if status in (401, 403) and keyed:
-        return f"{service} rejected the API key (HTTP {status})"
+        return ProviderError(f"{service} rejected the API key (HTTP {status})")
     if status == 403:
-        return f"{service} refused the request (HTTP 403)"
+        return ProviderError(f"{service} refused the request (HTTP 403)")
     if status == 429:
-        return f"{service} is limiting the request rate (HTTP 429)"
+        return ProviderError(f"{service} is limiting the request rate (HTTP 429)", retryable=retryable)
     if status == 400:
-        return f"{service} rejected the request as invalid (HTTP 400)"
-    return f"{service} answered HTTP {status}"
+        return ProviderError(f"{service} rejected the request as invalid (HTTP 400)")
+    return ProviderError(f"{service} answered HTTP {status}", retryable=retryable)
 
 
 def timeout_message(service: str, seconds: float) -> str:
     return f"{service} timed out after {seconds:g} s"
 
 
-def transport_message(service: str, error: httpx.HTTPError, *, base_url: str, timeout: float) -> str:
-    """One line for a request that got no HTTP answer (or a broken one)."""
+def transport_error(service: str, error: httpx.HTTPError, *, base_url: str, timeout: float) -> ProviderError:
+    """The error for a request that got no HTTP answer (or a broken one); retryable unless it timed out."""
     if isinstance(error, httpx.TimeoutException):
-        return timeout_message(service, timeout)
+        return ProviderError(timeout_message(service, timeout))
+    retryable = isinstance(error, httpx.TransportError)
     if isinstance(error, httpx.ConnectError):
-        return f"{service} could not be reached at {urlsplit(base_url).netloc}"
-    return f"{service} request failed ({type(error).__name__})"
+        return ProviderError(f"{service} could not be reached at {urlsplit(base_url).netloc}", retryable=retryable)
+    return ProviderError(f"{service} request failed ({type(error).__name__})", retryable=retryable)
+
+
+async def with_retries(ask: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
+    """`await ask(*args, **kwargs)`, tried again while it fails with a retryable `ProviderError`; the last failure
+    is raised as it is. `ask` is a coroutine function (tenacity calls anything else as a plain function)."""
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(RETRY_ATTEMPTS),
+        wait=wait_random_exponential(multiplier=RETRY_BACKOFF_SECONDS),
+        retry=retry_if_exception(lambda error: isinstance(error, ProviderError) and error.retryable),
+        reraise=True,
+    )
+    return await retrying(ask, *args, **kwargs)
 
 
 def detail(text: object) -> str:
@@ -170,20 +196,28 @@ async def http_get(
     time_limit: float,
     wait_turn: Callable[[], Awaitable[None]] | None = None,
 ) -> httpx.Response:
-    """GET `url` within `time_limit` seconds, with a fresh client (none outlives the event loop it ran in).
+    """GET `url` within `time_limit` seconds a try, with a fresh client (none outlives the event loop it ran in).
 
-    `wait_turn`, when given, is awaited just before the request goes out (after the client is ready), so
-    that a pace it keeps holds on the wire. Any HTTP status comes back as is; a timeout, a refused
-    connection or a broken answer raises `ProviderError` with one line.
+    `wait_turn`, when given, is awaited just before each request goes out (after the client is ready), so
+    that a pace it keeps holds on the wire. HTTP 429 and 5xx are tried again (`with_retries`), then raise
+    `ProviderError`; any other HTTP status comes back as is; a timeout, a refused connection or a broken
+    answer raises `ProviderError` with one line.
     """
-    client = http_client(headers={"User-Agent": user_agent}, timeout=time_limit)
-    try:
-        async with client:
-            if wait_turn is not None:
-                await wait_turn()
-            async with asyncio.timeout(time_limit):
-                return await client.get(url, params=params)
-    except TimeoutError:
-        raise ProviderError(timeout_message(service, time_limit)) from None
-    except httpx.HTTPError as error:
-        raise ProviderError(transport_message(service, error, base_url=url, timeout=time_limit)) from None
+
+    async def ask() -> httpx.Response:
+        client = http_client(headers={"User-Agent": user_agent}, timeout=time_limit)
+        try:
+            async with client:
+                if wait_turn is not None:
+                    await wait_turn()
+                async with asyncio.timeout(time_limit):
+                    response = await client.get(url, params=params)
+        except TimeoutError:
+            raise ProviderError(timeout_message(service, time_limit)) from None
+        except httpx.HTTPError as error:
+            raise transport_error(service, error, base_url=url, timeout=time_limit) from None
+        if response.status_code == 429 or response.status_code >= 500:
+            raise status_error(service, response.status_code, keyed=False)
+        return response
+
+    return await with_retries(ask)

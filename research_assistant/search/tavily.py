@@ -22,10 +22,11 @@ from research_assistant.search.normalize import (
     RawHit,
     base_url_of,
     http_client,
-    status_message,
+    status_error,
     timeout_message,
     to_results,
-    transport_message,
+    transport_error,
+    with_retries,
 )
 
 TavilyTopic = Literal["general", "news"]
@@ -61,7 +62,7 @@ class TavilyProvider:
         """At most `limit` results (Tavily gives 20 at most), best first."""
         if limit <= 0 or not query.strip():
             return []
-        items = _result_items(await self._ask(query.strip(), min(limit, _MAX_RESULTS)))
+        items = _result_items(await with_retries(self._ask, query.strip(), min(limit, _MAX_RESULTS)))
         hits = [
             RawHit(
                 url=item.get("url"),
@@ -90,19 +91,18 @@ class TavilyProvider:
         except (TimeoutError, tavily_errors.TimeoutError):
             raise ProviderError(timeout_message(_SERVICE, self.timeout)) from None
         except tavily_errors.InvalidAPIKeyError:
-            raise ProviderError(status_message(_SERVICE, 401, keyed=True)) from None
+            raise status_error(_SERVICE, 401, keyed=True) from None
         except tavily_errors.UsageLimitExceededError:
-            raise ProviderError(status_message(_SERVICE, 429, keyed=True)) from None
+            raise status_error(_SERVICE, 429, keyed=True) from None
         except tavily_errors.ForbiddenError:
             # tavily-python raises this for 403 and for 432/433, Tavily's plan and spending limits.
             raise ProviderError(f"{_SERVICE} refused the request (forbidden, or over the plan's limit)") from None
         except tavily_errors.BadRequestError:
-            raise ProviderError(status_message(_SERVICE, 400, keyed=True)) from None
+            raise status_error(_SERVICE, 400, keyed=True) from None
         except httpx.HTTPStatusError as error:
-            raise ProviderError(status_message(_SERVICE, error.response.status_code, keyed=True)) from None
+            raise status_error(_SERVICE, error.response.status_code, keyed=True) from None
         except httpx.HTTPError as error:
-            message = transport_message(_SERVICE, error, base_url=self.base_url, timeout=self.timeout)
-            raise ProviderError(message) from None
+            raise transport_error(_SERVICE, error, base_url=self.base_url, timeout=self.timeout) from None
         except (ValueError, TypeError, AttributeError, KeyError):
             # A 200 whose body is not a JSON object, or a status tavily-python does not expect.
             raise ProviderError(f"{_SERVICE} answered with a malformed response") from None

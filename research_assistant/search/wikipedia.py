@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from research_assistant.schemas import Notice, SearchResult, SourceType
 from research_assistant.search.base import ProviderError
-from research_assistant.search.normalize import RawHit, base_url_of, detail, http_get, status_message, to_results
+from research_assistant.search.normalize import RawHit, base_url_of, detail, http_get, status_error, to_results
 
 _SERVICE = "Wikipedia"
 _MAX_RESULTS = 50
@@ -57,7 +57,7 @@ class WikipediaProvider:
             _SERVICE, f"{self.base_url}/w/api.php", params=params, user_agent=self.user_agent, time_limit=self.timeout
         )
         if response.status_code != 200:
-            raise ProviderError(status_message(_SERVICE, response.status_code, keyed=False))
+            raise status_error(_SERVICE, response.status_code, keyed=False)
         try:
             answer = response.json()
         except ValueError:

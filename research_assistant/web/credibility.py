@@ -25,7 +25,7 @@ from datetime import date, timedelta
 from urllib.parse import urlsplit
 
 from research_assistant.schemas import Credibility, SourceCategory, SourceType
-from research_assistant.web.urls import host_of, is_web_url
+from research_assistant.text.urls import host_of, is_web_url
 
 ACADEMIC = SourceCategory.ACADEMIC
 OFFICIAL = SourceCategory.OFFICIAL

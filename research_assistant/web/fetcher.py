@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import mimetypes
-import random
 import threading
 import zlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
@@ -34,6 +33,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from research_assistant.settings import Settings
 from research_assistant.web.fetched import PAGE_TYPES, FetchedPage, FetchError, FetchRefused
@@ -247,29 +247,43 @@ class Fetcher:
             current = target
 
     async def _with_retries(self, state: _LoopState, url: str, accept: frozenset[str] | None) -> _Response | _Redirect:
-        attempts = self.limits.attempts
-        for attempt in range(1, attempts + 1):
-            try:
-                return await self._request(state, url, accept)
-            except _Retry as retry:
-                failure = retry
-            if failure.wait is not None and failure.wait > self.limits.retry_after_max:
+        """`_request`, tried again on what another attempt may fix: after the server's Retry-After if it gave
+        one, else after a full-jitter backoff (a random wait up to the exponential one, so retrying clients do
+        not stampede). A server asking to wait longer than `retry_after_max` fails the fetch at once."""
+        limits = self.limits
+        backoff = wait_random_exponential(multiplier=limits.backoff_seconds)
+
+        def too_long(failure: _Retry) -> bool:
+            return failure.wait is not None and failure.wait > limits.retry_after_max
+
+        def wait(retry_state: RetryCallState) -> float:
+            failure = retry_state.outcome.exception() if retry_state.outcome else None
+            asked = failure.wait if isinstance(failure, _Retry) else None
+            return asked if asked is not None else backoff(retry_state)
+
+        def count_retry(_: RetryCallState) -> None:
+            self.stats.retries += 1
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(limits.attempts),
+            wait=wait,
+            retry=retry_if_exception(lambda error: isinstance(error, _Retry) and not too_long(error)),
+            sleep=self._sleep,
+            before_sleep=count_retry,
+            reraise=True,
+        )
+        try:
+            return await retrying(self._request, state, url, accept)
+        except _Retry as failure:
+            if too_long(failure):
                 raise FetchError(
-                    f"{failure.reason}: asked to retry after {_seconds(failure.wait)} s, "
-                    f"more than the {_seconds(self.limits.retry_after_max)} s allowed",
+                    f"{failure.reason}: asked to retry after {_seconds(failure.wait or 0)} s, "
+                    f"more than the {_seconds(limits.retry_after_max)} s allowed",
                     retryable=True,
                     status=failure.status,
-                )
-            if attempt == attempts:
-                break
-            self.stats.retries += 1
-            await self._sleep(failure.wait if failure.wait is not None else self._backoff(attempt))
-        suffix = f" after {attempts} attempts" if attempts > 1 else ""
-        raise FetchError(failure.reason + suffix, retryable=True, status=failure.status)
-
-    def _backoff(self, attempt: int) -> float:
-        """Full jitter: a random wait up to the exponential backoff, so retrying clients do not stampede."""
-        return random.uniform(0, self.limits.backoff_seconds * 2 ** (attempt - 1))
+                ) from None
+            suffix = f" after {limits.attempts} attempts" if limits.attempts > 1 else ""
+            raise FetchError(failure.reason + suffix, retryable=True, status=failure.status) from None
 
     async def _request(
         self,

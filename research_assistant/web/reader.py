@@ -23,6 +23,7 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from research_assistant.concurrency import in_thread
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import SourceRecord
@@ -76,7 +77,7 @@ class WebPageReader:
     async def read(self, source: SourceRecord, *, run_id: str = "", refresh: bool = False) -> StoredDocument:
         cached = None if refresh else self.cached(source.id)
         if cached is not None:
-            await asyncio.to_thread(self._ensure_indexed, cached, run_id)
+            await in_thread(self._ensure_indexed, cached, run_id)
             return cached.model_copy(update={"access_method": CACHE_METHOD})
         remembered = None if refresh or self._failures is None else self._failures.recent(source.id)
         if remembered is not None:
@@ -90,7 +91,7 @@ class WebPageReader:
         if self._failures is not None:
             self._failures.forget(source.id)
         self._documents.put(document)
-        await asyncio.to_thread(self._index, document, run_id)
+        await in_thread(self._index, document, run_id)  # a cancelled run stops waiting for the lock
         return document
 
     async def aclose(self) -> None:

@@ -6,8 +6,8 @@ import json
 import re
 from urllib.parse import urlencode
 
+from research_assistant.text.urls import is_web_url
 from research_assistant.web.fetched import FetchError, PageFetcher
-from research_assistant.web.urls import is_web_url
 
 _SNAPSHOT = re.compile(r"^(?P<prefix>https?://[^/]+/web/)(?P<timestamp>\d{1,14})(?:[a-z]{2}_)?/(?P<target>.+)$")
 

@@ -24,7 +24,7 @@ from research_assistant.corpus.loaders import load_file
 from research_assistant.report.citations import unescape_markdown
 from research_assistant.report.verify import check_rendered_citations, parse_sources
 from research_assistant.runner import run_research
-from research_assistant.services import services_for
+from research_assistant.services import repository_at
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
@@ -103,7 +103,7 @@ def test_every_source_in_the_report_was_read_and_every_failure_has_a_reason(work
 def test_the_repository_records_which_run_indexed_each_chunk(tmp_path: Path) -> None:
     context = Context(depth=Depth.QUICK, corpus_dir=CORPUS, db_dir=tmp_path / "db", cache_dir=tmp_path / "cache")
     result = asyncio.run(run_research("How long is the network?", context))
-    collection = services_for(context).repository._collection
+    collection = repository_at(context.db_dir)._collection
     chunks = collection.get(include=["metadatas"])["metadatas"]
     assert result["run_id"] and {chunk["run_id"] for chunk in chunks} == {result["run_id"]}
     assert {"source_id", "locator", "title", "fetched_at", "corpus"} <= set(chunks[0])

@@ -74,11 +74,11 @@ from research_assistant.schemas import (
 )
 from research_assistant.services import WEB_KINDS, Services
 from research_assistant.settings import Settings, get_settings
+from research_assistant.text.urls import normalize_url
 from research_assistant.web import setup
 from research_assistant.web.fetched import FetchedPage
 from research_assistant.web.fetcher import Fetcher, FetchLimits
 from research_assistant.web.guard import AddressPolicy
-from research_assistant.web.urls import normalize_url
 
 QUESTION = "How much drinking water does the Halvard Bay desalination plant produce, and what does its water cost?"
 GEMINI_KEY = "AIza-test-secret-123"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from research_assistant.context import Context, DepthProfile
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.reading import ReadError
+from research_assistant.reasoning.base import WithoutModels
 from research_assistant.schemas import (
     Coverage,
     Evidence,
@@ -88,7 +89,7 @@ class FakeProvider:
         self.source_types = source_types
         self.queries: list[str] = []
 
-    async def prepare(self, run_id: str) -> list[Notice]:
+    async def prepare(self, run_id: str = "index") -> list[Notice]:
         return [Notice(level="info", message="fake provider ready")]
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
@@ -127,7 +128,7 @@ class FakeReader:
 
 
 @dataclass
-class FakeReasoner:
+class FakeReasoner(WithoutModels):
     """Plans one sub-question per given text and quotes the first sentence of each passage."""
 
     sub_questions: list[str] = field(default_factory=lambda: ["What is the tram fare?"])
@@ -146,7 +147,12 @@ class FakeReasoner:
         return ResearchPlan(sub_questions=subs, min_sources=1, min_evidence_per_question=1)
 
     async def extract(
-        self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int
+        self,
+        question: str,
+        sub_question: SubQuestion,
+        passages: list[Passage],
+        limit: int,
+        analysis: QueryAnalysis | None = None,
     ) -> list[Evidence]:
         self.calls.append("extract")
         found = []
@@ -171,6 +177,7 @@ class FakeReasoner:
         sources: list[SourceRecord],
         iteration: int,
         search_history: list[str],
+        analysis: QueryAnalysis | None = None,
     ) -> ProgressAssessment:
         self.calls.append("evaluate")
         coverage = [
@@ -231,8 +238,8 @@ def fake_services(
     documents = FakeDocuments({d.source_id: d for d in TRAM_DOCUMENTS})
     return Services(
         reasoner=reasoner or FakeReasoner(),
-        repository=FakeRepository(documents),  # type: ignore[arg-type]
-        documents=documents,  # type: ignore[arg-type]
+        repository=FakeRepository(documents),
+        documents=documents,
         providers=[FakeProvider(documents, fail=failing_provider)],
         readers={SourceType.LOCAL: FakeReader(documents, broken)},
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from research_assistant.web.html_text import html_to_text
+from research_assistant.text.html import html_to_text
 
 SPHINX_PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>asyncio.run — Example 1.0 documentation</title>

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from langgraph.runtime import Runtime
 from support.fakes import TRAM_DOCUMENTS, FakeReasoner, fake_context, fake_services
@@ -9,7 +11,7 @@ from support.fakes import TRAM_DOCUMENTS, FakeReasoner, fake_context, fake_servi
 from research_assistant.context import Context
 from research_assistant.nodes.analyze import analyze_query
 from research_assistant.nodes.browse import build_browse_graph
-from research_assistant.nodes.evaluate import evaluate_progress
+from research_assistant.nodes.evaluate import evaluate_progress, stop_reason
 from research_assistant.nodes.extract import extract
 from research_assistant.nodes.plan import plan_strategy, queries_of
 from research_assistant.nodes.routing import route_after_evaluation
@@ -17,6 +19,7 @@ from research_assistant.nodes.search import build_search_graph
 from research_assistant.schemas import (
     Evidence,
     Passage,
+    ProgressAssessment,
     QueryAnalysis,
     ResearchPlan,
     SearchQuery,
@@ -141,9 +144,14 @@ async def test_extract_reads_only_this_rounds_sources() -> None:
 async def test_extract_drops_quotes_that_are_not_in_the_passage() -> None:
     class Inventing(FakeReasoner):
         async def extract(
-            self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int
+            self,
+            question: str,
+            sub_question: SubQuestion,
+            passages: list[Passage],
+            limit: int,
+            analysis: QueryAnalysis | None = None,
         ) -> list[Evidence]:
-            real = await super().extract(question, sub_question, passages, limit)
+            real = await super().extract(question, sub_question, passages, limit, analysis)
             fake = Evidence(
                 id="E-x",
                 claim="Trams are free",
@@ -251,6 +259,7 @@ async def test_synthesize_checks_every_rendered_quotation_against_each_source_ci
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from research_assistant.nodes import synthesize as node
+    from research_assistant.report.render import RenderedReport
     from research_assistant.schemas import Finding, ResearchReport
 
     class Quoting(FakeReasoner):
@@ -264,12 +273,13 @@ async def test_synthesize_checks_every_rendered_quotation_against_each_source_ci
                 ],
             )
 
-    render = node.render_markdown
+    render = node.render_report
 
-    def misattributing(*args: object, **kwargs: object) -> str:  # a renderer bug the final check must catch
-        return render(*args, **kwargs).replace("\u201d [1]", "\u201d [1][2]", 1)  # type: ignore[arg-type]
+    def misattributing(*args: Any, **kwargs: Any) -> RenderedReport:  # a renderer bug the final check must catch
+        markdown, cited = render(*args, **kwargs)
+        return RenderedReport(markdown.replace("\u201d [1]", "\u201d [1][2]", 1), cited)
 
-    monkeypatch.setattr(node, "render_markdown", misattributing)
+    monkeypatch.setattr(node, "render_report", misattributing)
     evidence = {
         "E-fare": Evidence(
             id="E-fare",
@@ -299,3 +309,11 @@ async def test_synthesize_checks_every_rendered_quotation_against_each_source_ci
     assert "[1][2]" not in markdown
     assert "- 1 of 3 citations did not check out and were removed" in markdown  # counted in the caveat
     assert any(n.message == "1 of 3 citations did not check out and were removed" for n in update["notices"])
+
+
+def test_complete_research_under_the_confidence_threshold_says_so() -> None:
+    context = fake_context(fake_services(FakeReasoner(confidence=48)))
+    assessment = ProgressAssessment(iteration=1, coverage=[], confidence=48, complete=True)
+    reason, queries = stop_reason(evaluation_state(), context, assessment, 1, 0.0)
+    assert reason is not None and reason.startswith("completion criteria met, but confidence 48/100")
+    assert queries == []

@@ -8,9 +8,10 @@ from langgraph.runtime import Runtime
 from support.fakes import FakeDocuments, FakeProvider, fake_context, fake_services
 
 from research_assistant.context import Context
-from research_assistant.nodes.search import Hit, SearchPhase, run_query, select_sources
+from research_assistant.nodes.search import SearchPhase, run_query, select_sources
 from research_assistant.schemas import SearchQuery, SearchResult, SourceType
 from research_assistant.search.cache import SearchCache
+from research_assistant.search.routing import Hit
 from research_assistant.state import SearchTask
 
 WEB = frozenset({SourceType.WEB})
@@ -96,7 +97,7 @@ def test_select_sources_merges_urls_that_lead_to_the_same_page_and_prefers_credi
 def test_recency_keeps_recent_and_undated_results() -> None:
     from datetime import date
 
-    from research_assistant.nodes.search import is_recent
+    from research_assistant.search.routing import is_recent
 
     today = date(2026, 11, 21)
 

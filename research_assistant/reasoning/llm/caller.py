@@ -3,9 +3,10 @@
 Each call asks a role's model for a pydantic schema through structured output.
 A reply that does not fit is answered with a correction and asked again, a
 bounded number of times; then the step fails with `StepFailed`, which the
-reasoner turns into the extractive fallback. Usage is recorded per run (the
-LangGraph thread) and per role, and reported as a progress event, so tokens
-and cost appear in the run's trace and metrics. Every call is counted there:
+reasoner turns into the extractive fallback. A caller serves one run: usage is
+recorded in its ledger per role, and reported as a progress event, so tokens
+and cost appear in the run's trace; each step hands its usage to the run's
+state. Every call is counted there:
 those answered from the cache and those that failed as well. A call may be
 accounted under its own label (the judge model's checking of statements is
 `verification`, apart from its scoring of the report).
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -24,7 +26,7 @@ from research_assistant.reasoning.llm.cache import ResponseCache
 from research_assistant.reasoning.llm.ledger import TokenLedger
 from research_assistant.reasoning.llm.models import ModelUnavailable, Role, build_chat_model, model_spec
 from research_assistant.reasoning.llm.prompts import Messages, correction
-from research_assistant.schemas import TokenUsage
+from research_assistant.schemas import ModelUsage, TokenUsage
 from research_assistant.settings import Settings
 
 if TYPE_CHECKING:
@@ -35,26 +37,6 @@ T = TypeVar("T", bound=BaseModel)
 
 class StepFailed(Exception):
     """A model step gave nothing usable; the message says why, in one line."""
-
-
-def current_run() -> str:
-    """The id of the run this call belongs to (its LangGraph thread), or '' outside a run."""
-    from langgraph.config import get_config
-
-    try:
-        return str(get_config().get("configurable", {}).get("thread_id", ""))
-    except RuntimeError:
-        return ""
-
-
-def run_context() -> Any:
-    """The current run's `Context` (its per-run models and budget), or None outside a run."""
-    from langgraph.runtime import get_runtime
-
-    try:
-        return get_runtime().context
-    except (RuntimeError, KeyError, AttributeError):
-        return None
 
 
 def report_usage(role: str, usage: TokenUsage, cached: bool = False, failed: bool = False) -> None:
@@ -142,25 +124,34 @@ def call_failure(error: BaseException) -> str:
 
 
 class StructuredCaller:
-    def __init__(self, settings: Settings, cache: ResponseCache | None) -> None:
+    """One run's model calls: its models per role, its budget and its ledger (seeded with what it spent before)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        cache: ResponseCache | None,
+        *,
+        models: Mapping[str, str] | None = None,
+        budget_tokens: int | None = None,
+        budget_usd: float | None = None,
+        spent: ModelUsage | None = None,
+    ) -> None:
         self.settings = settings
         self.cache = cache
+        self.models = dict(models or {})
+        """The run's own model per role (`provider:model`, or a Gemini model name), over the settings."""
         self._models: dict[str, BaseChatModel] = {}
-        self._ledgers: dict[str, TokenLedger] = {}
+        self._ledger = TokenLedger(
+            settings.llm_prices, budget_tokens or settings.budget_tokens, budget_usd or settings.budget_usd, spent
+        )
 
-    def ledger(self, run_id: str | None = None) -> TokenLedger:
-        """The ledger of a run (the current one by default), made on first use."""
-        run_id = current_run() if run_id is None else run_id
-        if run_id not in self._ledgers:
-            context = run_context()
-            tokens = getattr(context, "budget_tokens", None) or self.settings.budget_tokens
-            usd = getattr(context, "budget_usd", None) or self.settings.budget_usd
-            self._ledgers[run_id] = TokenLedger(self.settings.llm_prices, tokens, usd)
-        return self._ledgers[run_id]
+    def ledger(self) -> TokenLedger:
+        """The run's ledger: its usage and budget."""
+        return self._ledger
 
     def spec(self, role: Role) -> str:
         """The model a role uses in this run: the run's own choice, else the setting."""
-        chosen = (getattr(run_context(), "models", None) or {}).get(role)
+        chosen = self.models.get(role)
         if chosen:
             return chosen if ":" in chosen else f"google_genai:{chosen}"
         return model_spec(self.settings, role)

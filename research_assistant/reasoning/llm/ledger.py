@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from research_assistant.schemas import TokenUsage
+from research_assistant.schemas import ModelUsage, RoleUsage, TokenUsage
 
 RESEARCH_SHARE = 0.8
 """Research stops once this share of a budget is spent; the rest is kept for writing the report."""
@@ -45,17 +45,22 @@ class CallCounts:
 
 
 class TokenLedger:
+    """One run's model usage and budget: what was spent before this process opened the run (`spent`, from the
+    run's checkpointed state) and what its calls add; `take` hands over what was added since it was last taken,
+    for the step to put in the run's state."""
+
     def __init__(
         self,
         prices: Mapping[str, tuple[float, float]],
         budget_tokens: int | None = None,
         budget_usd: float | None = None,
+        spent: ModelUsage | None = None,
     ) -> None:
         self.prices = prices
         self.budget_tokens = budget_tokens
         self.budget_usd = budget_usd
-        self.roles: dict[str, TokenUsage] = {}
-        self.calls: dict[str, CallCounts] = {}
+        self._total = spent or ModelUsage()
+        self._pending = ModelUsage()
         self._lock = threading.Lock()
 
     def record(
@@ -68,38 +73,53 @@ class TokenLedger:
             output_tokens=output_tokens,
             cost_usd=(input_tokens * per_input + output_tokens * per_output) / 1_000_000,
         )
-        self.add(role, call, CallCounts(1, 0, int(failed)))
+        self._add(role, RoleUsage(**call.model_dump(), calls=1, failed=int(failed)))
         return call
-
-    def add(self, role: str, usage: TokenUsage, calls: CallCounts | None = None) -> None:
-        """Add usage (and the calls it took) to a role, e.g. what a resumed run had spent before."""
-        with self._lock:
-            total = self.roles.get(role, TokenUsage())
-            self.roles[role] = TokenUsage(
-                input_tokens=total.input_tokens + usage.input_tokens,
-                output_tokens=total.output_tokens + usage.output_tokens,
-                cost_usd=total.cost_usd + usage.cost_usd,
-            )
-            if calls is not None:
-                self.calls[role] = self.calls.get(role, CallCounts()) + calls
 
     def count(self, role: str, *, cached: bool = False, failed: bool = False) -> None:
         """Count one call of a role: answered from the cache, failed, or neither (its usage is `record`ed)."""
+        self._add(role, RoleUsage(calls=1, cached=int(cached), failed=int(failed)))
+
+    def _add(self, role: str, usage: RoleUsage) -> None:
+        step = ModelUsage(roles={role: usage})
         with self._lock:
-            self.calls[role] = self.calls.get(role, CallCounts()) + CallCounts(1, int(cached), int(failed))
+            self._total += step
+            self._pending += step
+
+    def take(self) -> ModelUsage:
+        """The usage added since the last `take` (by this process), and forget it."""
+        with self._lock:
+            taken, self._pending = self._pending, ModelUsage()
+        return taken
+
+    @property
+    def usage(self) -> ModelUsage:
+        """The run's usage so far, what it spent before it was resumed included."""
+        return self._total
+
+    @property
+    def roles(self) -> dict[str, TokenUsage]:
+        return {
+            role: TokenUsage(**u.model_dump(include=set(TokenUsage.model_fields)))
+            for role, u in self._total.roles.items()
+        }
+
+    @property
+    def calls(self) -> dict[str, CallCounts]:
+        return {role: CallCounts(u.calls, u.cached, u.failed) for role, u in self._total.roles.items()}
 
     @property
     def call_counts(self) -> CallCounts:
         """The run's calls, all roles together."""
-        return sum(self.calls.values(), CallCounts())
+        return CallCounts(self._total.calls, self._total.cached, self._total.failed)
 
     @property
     def tokens(self) -> int:
-        return sum(u.input_tokens + u.output_tokens for u in self.roles.values())
+        return self._total.tokens
 
     @property
     def cost_usd(self) -> float:
-        return sum(u.cost_usd for u in self.roles.values())
+        return self._total.cost_usd
 
     def spent(self, share: float = 1.0) -> str | None:
         """Which cap `share` of has been reached ('12,000 tokens', '$0.50'), or None."""

@@ -42,6 +42,10 @@ def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
             max_retries=settings.llm_max_retries + 1,  # google-genai counts attempts, the first included
         )
     try:
+        if provider == "google_genai":
+            from research_assistant.reasoning.llm.gemini import Gemini
+
+            return Gemini(model=spec.split(":", 1)[1], **options)
         return init_chat_model(spec, **options)
     except (ImportError, ValueError) as error:
         raise ModelUnavailable(f"model {spec!r} cannot be used: {error}") from None

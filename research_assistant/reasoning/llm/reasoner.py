@@ -11,19 +11,18 @@ and the run is told which step and why.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
-from typing import Any
 
-from research_assistant.context import DepthProfile
-from research_assistant.knowledge.text import content_terms, normalize_query
+from research_assistant.context import Context, DepthProfile
 from research_assistant.reasoning.confidence import confidence_score
-from research_assistant.reasoning.extractive.analysis import cached_analysis
+from research_assistant.reasoning.extractive.analysis import analyze_question
+from research_assistant.reasoning.extractive.planning import framed_plan
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.synthesis import direct_answer
 from research_assistant.reasoning.llm import prompts
-from research_assistant.reasoning.llm.caller import StepFailed, StructuredCaller, current_run, run_context
+from research_assistant.reasoning.llm.caller import StepFailed, StructuredCaller
 from research_assistant.reasoning.llm.ledger import RESEARCH_SHARE, BudgetExceeded, CallCounts
 from research_assistant.reasoning.llm.outputs import (
     AnalysisOut,
@@ -46,6 +45,7 @@ from research_assistant.schemas import (
     Evidence,
     Finding,
     Intent,
+    ModelUsage,
     Notice,
     Passage,
     ProgressAssessment,
@@ -59,8 +59,8 @@ from research_assistant.schemas import (
     SourceRecord,
     SourceType,
     SubQuestion,
-    TokenUsage,
 )
+from research_assistant.text.tokens import content_terms, normalize_query
 
 _SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
@@ -99,26 +99,42 @@ def _normalized(text: str) -> str:
 
 
 class LLMReasoner:
-    """Gemini (or any LangChain chat model) per role, with the extractive reasoner as the per-step fallback."""
+    """Gemini (or any LangChain chat model) per role, with the extractive reasoner as the per-step fallback.
+
+    One serves one run: its caller holds the run's models, budget and usage, and `context` the run's kinds of
+    source, providers and iteration limit.
+    """
 
     name = "llm"
+    context: Context | None = None
+    """The run's parameters; None outside a run (every kind of source, no iteration limit)."""
 
-    def __init__(self, caller: StructuredCaller, fallback: ExtractiveReasoner, confidence_threshold: float) -> None:
+    def __init__(
+        self,
+        caller: StructuredCaller,
+        fallback: ExtractiveReasoner,
+        confidence_threshold: float,
+        *,
+        context: Context | None = None,
+        surroundings: SurroundingsMemo | None = None,
+    ) -> None:
         self.caller = caller
         self.fallback = fallback
         self.confidence_threshold = confidence_threshold
-        self._notices: dict[str, list[Notice]] = {}
-        self._fallbacks: dict[str, list[tuple[str, str, str]]] = {}
-        self._surroundings = SurroundingsMemo()
+        if context is not None:
+            self.context = context
+        self._notices: list[Notice] = []
+        self._fallbacks: list[tuple[str, str, str]] = []
+        self._surroundings = surroundings or SurroundingsMemo()
 
-    # What the nodes ask besides the protocol ---------------------------------------------------------------
+    # What the nodes ask besides the steps ------------------------------------------------------------------
 
     def take_notices(self) -> list[Notice]:
         """What went wrong in this run's steps since the last call: one notice per step and reason (the
         sub-questions a failed step was for named by id), then the others."""
-        run = current_run()
         grouped: dict[tuple[str, str], list[str]] = {}
-        for step, subject, reason in self._fallbacks.pop(run, []):
+        fallbacks, self._fallbacks = self._fallbacks, []
+        for step, subject, reason in fallbacks:
             subjects = grouped.setdefault((step, reason), [])
             if subject and subject not in subjects:
                 subjects.append(subject)
@@ -128,37 +144,26 @@ class LLMReasoner:
             named = f" ({'sub-questions' if several else 'sub-question'} {_series(subjects)})" if subjects else ""
             instead = "these steps" if several else "this step"
             notices.append(Notice(message=f"{step}{named}: {reason}; the extractive reasoner did {instead} instead."))
-        return notices + self._notices.pop(run, [])
+        others, self._notices = self._notices, []
+        return notices + others
+
+    def take_usage(self) -> ModelUsage:
+        """This run's model usage since the last call."""
+        return self.caller.ledger().take()
 
     def budget_reached(self) -> str | None:
         """The cap most of which this run has spent, so research should stop; None while there is room."""
         return self.caller.ledger().spent(RESEARCH_SHARE)
 
-    def usage(self) -> TokenUsage:
-        """This run's model tokens and cost so far, all roles together."""
-        ledger = self.caller.ledger()
-        inputs = sum(u.input_tokens for u in ledger.roles.values())
-        return TokenUsage(input_tokens=inputs, output_tokens=ledger.tokens - inputs, cost_usd=ledger.cost_usd)
-
     def model_calls(self) -> CallCounts:
         """This run's model calls so far: in all, answered from the cache, and failed."""
         return self.caller.ledger().call_counts
-
-    def restore_usage(self, run_id: str, roles: dict[str, TokenUsage], calls: Mapping[str, Any] | None = None) -> None:
-        """What a resumed run had already spent, so its budget counts it; `calls` (per role, with `calls`,
-        `cached` and `failed` counts) so that its report counts the calls made before as well."""
-        ledger = self.caller.ledger(run_id)
-        if not ledger.roles:
-            for role, usage in roles.items():
-                made = (calls or {}).get(role)
-                counts = CallCounts(made.calls, made.cached, made.failed) if made is not None else None
-                ledger.add(role, usage, counts)
 
     def _fell_back(self, step: str, error: Exception, subject: str = "") -> None:
         """A step the extractive reasoner did instead: said once per step and reason, `subject` (a sub-question
         id) naming which of several."""
         reason = " ".join(str(error).split()) or type(error).__name__
-        self._fallbacks.setdefault(current_run(), []).append((step, subject, clip(reason, 160)))
+        self._fallbacks.append((step, subject, clip(reason, 160)))
 
     # The protocol -----------------------------------------------------------------------------------------
 
@@ -178,18 +183,18 @@ class LLMReasoner:
         )
 
     async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
-        baseline = await self.fallback.plan(question, analysis, profile)
         quick = analysis.intent is Intent.QUICK_ANSWER
         wanted = 1 if quick else profile.sub_questions
-        context = run_context()
-        available = [SourceType(kind) for kind in getattr(context, "source_types", None) or SourceType]
+        context = self.context
+        available = [SourceType(kind) for kind in (context.source_types if context else None) or SourceType]
         kinds = [kind.value for kind in available]
-        providers = getattr(context, "providers", None)
+        providers = context.providers if context else None
         messages = prompts.planning(question, analysis, wanted, profile.queries_per_sub_question, kinds, providers)
         try:
             out = await self.caller.ask("planning", PlanOut, messages)
         except (StepFailed, BudgetExceeded) as error:
             self._fell_back("Planning", error)
+            baseline = await self.fallback.plan(question, analysis, profile)
             return baseline.model_copy(update={"sub_questions": baseline.sub_questions[:wanted]})
         sub_questions: list[SubQuestion] = []
         for planned in out.sub_questions:
@@ -210,12 +215,18 @@ class LLMReasoner:
                 break
         if not sub_questions:
             self._fell_back("Planning", StepFailed("the plan had no sub-questions"))
-            return baseline
-        criteria = clip(_normalized(out.completion_criteria), 300) or baseline.completion_criteria
-        return baseline.model_copy(update={"sub_questions": sub_questions, "completion_criteria": criteria})
+            return await self.fallback.plan(question, analysis, profile)
+        plan = framed_plan(sub_questions, analysis, profile)
+        criteria = clip(_normalized(out.completion_criteria), 300) or plan.completion_criteria
+        return plan.model_copy(update={"completion_criteria": criteria})
 
     async def extract(
-        self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int
+        self,
+        question: str,
+        sub_question: SubQuestion,
+        passages: list[Passage],
+        limit: int,
+        analysis: QueryAnalysis | None = None,
     ) -> list[Evidence]:
         if not passages:
             return []
@@ -267,9 +278,10 @@ class LLMReasoner:
         sources: list[SourceRecord],
         iteration: int,
         search_history: list[str],
+        analysis: QueryAnalysis | None = None,
     ) -> ProgressAssessment:
         by_id = {source.id: source for source in sources}
-        final = _last_round(iteration)  # no search follows: ask for no queries
+        final = self.context is not None and iteration >= self.context.iteration_limit  # no search follows
         schema: type[AssessmentOut] = AssessmentOut if final else ProgressOut
         try:
             out = await self.caller.ask(
@@ -277,7 +289,7 @@ class LLMReasoner:
             )
         except (StepFailed, BudgetExceeded) as error:
             self._fell_back("Progress evaluation", error)
-            return await self.fallback.evaluate(question, plan, evidence, sources, iteration, search_history)
+            return await self.fallback.evaluate(question, plan, evidence, sources, iteration, search_history, analysis)
         scores = {item.sub_question: item.score for item in out.coverage}
         coverage = []
         for sub_question in plan.sub_questions:
@@ -299,7 +311,7 @@ class LLMReasoner:
             evidence,
             by_id,
             conflicts=out.contradictions,
-            needs_recent=cached_analysis(question).needs_recent,
+            needs_recent=(analysis or analyze_question(question)).needs_recent,
             today=date.today(),
         )
         gaps = [c.sub_question_id for c in coverage if not c.covered]
@@ -444,9 +456,7 @@ class LLMReasoner:
         try:
             out = await self.caller.ask("judge", JudgeOut, prompts.judging(question, content))
         except (StepFailed, BudgetExceeded) as error:
-            self._notices.setdefault(current_run(), []).append(
-                Notice(level="info", message=f"The report could not be scored: {error}.")
-            )
+            self._notices.append(Notice(level="info", message=f"The report could not be scored: {error}."))
             return None
         return ReportEvaluation(
             relevance=out.relevance,
@@ -501,12 +511,6 @@ def _mark(report: ResearchReport, failed: set[str]) -> ResearchReport:
 def _series(items: Sequence[str]) -> str:
     """'q1', 'q1 and q2', 'q1, q2 and q3'."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def _last_round(iteration: int) -> bool:
-    """Whether round `iteration` is the run's last by its iteration limit (False outside a run)."""
-    limit = getattr(run_context(), "iteration_limit", None)
-    return isinstance(limit, int) and iteration >= limit
 
 
 def _for_synthesis(evidence: Sequence[Evidence], plan: ResearchPlan, cap: int = SYNTHESIS_EVIDENCE) -> list[Evidence]:

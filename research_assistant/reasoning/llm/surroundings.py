@@ -8,6 +8,7 @@ section is not taken for one that adds to its evidence.
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -57,21 +58,25 @@ def surroundings(passage_text: str, quote: str, reach: int = REACH) -> Surroundi
 class SurroundingsMemo:
     """The surroundings of the evidence extracted lately, by evidence id (bounded: the oldest are forgotten).
 
-    Evidence ids are content hashes, so an id names the same quote from the same source in every run; a
-    resumed run whose evidence was extracted by another process finds none and shows titles only.
+    Evidence ids are content hashes, so an id names the same quote from the same source in every run, and the
+    runs of a process share one memo; a resumed run whose evidence was extracted by another process finds none
+    and shows titles only.
     """
 
     def __init__(self, size: int = 20_000) -> None:
         self._size = size
         self._items: OrderedDict[str, Surroundings] = OrderedDict()
+        self._lock = threading.Lock()  # runs share it, and background runs run in threads of their own
 
     def remember(self, evidence_id: str, found: Surroundings) -> None:
         if not found.text:
             return
-        self._items[evidence_id] = found
-        self._items.move_to_end(evidence_id)
-        while len(self._items) > self._size:
-            self._items.popitem(last=False)
+        with self._lock:
+            self._items[evidence_id] = found
+            self._items.move_to_end(evidence_id)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
 
     def get(self, evidence_id: str) -> Surroundings:
-        return self._items.get(evidence_id, Surroundings())
+        with self._lock:
+            return self._items.get(evidence_id, Surroundings())

@@ -107,8 +107,8 @@ async def test_every_quotation_in_every_section_is_in_each_source_cited_for_it()
     documents = _documents()
     services = Services(
         reasoner=ExtractiveReasoner(),
-        repository=FakeRepository(documents),  # type: ignore[arg-type]
-        documents=documents,  # type: ignore[arg-type]
+        repository=FakeRepository(documents),
+        documents=documents,
         providers=[FakeProvider(documents)],
         readers={SourceType.LOCAL: FakeReader(documents, ())},
     )

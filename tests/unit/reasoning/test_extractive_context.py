@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from research_assistant.reasoning.extractive.extraction import extract_evidence
-from research_assistant.reasoning.extractive.shapes import counts_asked_thing
-from research_assistant.reasoning.extractive.signals import numbers_in
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence, Passage, SubQuestion
+from research_assistant.text.figures import counts_asked_thing, numbers_in
 
 GLOSSARY = Passage(
     source_id="S-glossary",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from research_assistant.knowledge.text import normalize_query
 from research_assistant.reasoning.extractive.progress import assess_progress
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import (
@@ -13,6 +12,7 @@ from research_assistant.schemas import (
     SourceStatus,
     SubQuestion,
 )
+from research_assistant.text.tokens import normalize_query
 
 QUESTION = "What is the default recursion limit in Python?"
 PLAN = ResearchPlan(

@@ -103,7 +103,7 @@ def all_supported(prompt: str) -> VerificationOut:
 def in_a_run(monkeypatch: pytest.MonkeyPatch, **fields: Any) -> None:
     """The reasoner sees a run's context, as it does inside a LangGraph run."""
     context = Context(**fields)
-    monkeypatch.setattr(llm_reasoner, "run_context", lambda: context)
+    monkeypatch.setattr(llm_reasoner.LLMReasoner, "context", context)
 
 
 # Prompts -------------------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from research_assistant.search.providers import web_providers
 from research_assistant.settings import Settings
-from research_assistant.web.setup import web_providers
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -54,7 +54,7 @@ def test_the_analyst_can_limit_the_providers_and_is_told_what_a_kind_lost() -> N
 
 
 def test_provider_choices_say_which_key_each_needs() -> None:
-    from research_assistant.web.setup import provider_choices
+    from research_assistant.search.providers import provider_choices
 
     choices = {c.name: c for c in provider_choices(settings(tavily_api_key=SecretStr("t"), exa_api_key=None))}
     assert list(choices) == ["tavily", "exa", "wikipedia", "arxiv"]

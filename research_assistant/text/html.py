@@ -14,11 +14,21 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
+from bs4 import (
+    BeautifulSoup,
+    Comment,
+    Declaration,
+    Doctype,
+    NavigableString,
+    ProcessingInstruction,
+    Tag,
+    XMLParsedAsHTMLWarning,
+)
 
 _DROP_TAGS = frozenset(
     ["script", "style", "noscript", "nav", "footer", "aside", "form", "svg", "iframe", "template", "button"]
@@ -299,7 +309,9 @@ def _canonical(soup: BeautifulSoup, meta: dict[str, str]) -> str | None:
 
 def html_to_text(html: str) -> ExtractedHtml:
     """The main text of an HTML page, with its title, author, publication date and canonical URL."""
-    soup = BeautifulSoup(html, "lxml")
+    with warnings.catch_warnings():  # a feed or XHTML read as HTML on purpose, as browsers do: no warning
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        soup = BeautifulSoup(html, "lxml")
     meta = _meta_values(soup)
     ld_author, ld_published = _json_ld(soup)
     canonical = _canonical(soup, meta)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import Stemmer
 
+_IDENTIFIER_SPLIT = re.compile(r"[._]+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 STOPWORDS: frozenset[str] = frozenset(
@@ -50,6 +51,17 @@ def content_terms(text: str) -> list[str]:
     """Stemmed words without stopwords: the terms that carry meaning."""
     stem = english_stemmer().stemWord
     return [stem(w) for w in words(text) if (w not in STOPWORDS and len(w) > 1) or w.isdigit()]
+
+
+def terms_of(text: str) -> list[str]:
+    """Stemmed content terms plus identifier parts: 'sys.setrecursionlimit' adds 'sys' and 'setrecursionlimit'."""
+    terms = content_terms(text)
+    extra: list[str] = []
+    for term in terms:
+        if "." in term or "_" in term:
+            for part in _IDENTIFIER_SPLIT.split(term):
+                extra.extend(p for p in content_terms(part) if p not in terms and p not in extra)
+    return terms + extra
 
 
 def normalize_query(text: str) -> str:

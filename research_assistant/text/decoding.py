@@ -1,0 +1,40 @@
+"""Bytes to text: a file's or a page's bytes decoded the way a reader would see them."""
+
+from __future__ import annotations
+
+
+class UnreadableText(Exception):
+    """Bytes that hold no readable text; the message is a one-line reason without a traceback."""
+
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def decode_text(data: bytes) -> str:
+    """Bytes to text: UTF-8 (or a BOM's encoding), else the best charset guess, else Latin-1.
+
+    Raises `UnreadableText` for bytes that look binary (NUL bytes near the start)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    if b"\x00" in data[:4096]:
+        raise UnreadableText("looks like a binary file, not text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        from charset_normalizer import from_bytes  # comes with requests; only needed for legacy encodings
+    except ImportError:
+        return data.decode("latin-1", errors="replace")
+    matches = from_bytes(data)
+    best = matches.best()
+    if best is None:
+        return data.decode("latin-1", errors="replace")
+    # Short samples fit several code pages equally well; among equals, the commonest (Windows Western) wins.
+    western = next((m for m in matches if m.encoding == "cp1252" and m.chaos <= best.chaos), None)
+    return data.decode((western or best).encoding, errors="replace")

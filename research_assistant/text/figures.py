@@ -1,0 +1,69 @@
+"""Figures as a question or a quote writes them: numbers (in digits or words) and dates."""
+
+from __future__ import annotations
+
+import re
+
+from research_assistant.text.tokens import terms_of
+
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s?(%|percent\b))?(?![\w])")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_MONTH = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}\b|\b\d{1,2}\s+(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december)\b",
+    re.IGNORECASE,
+)
+_HOW_MANY = re.compile(r"\bhow many ([a-z][\w-]*)", re.IGNORECASE)
+STANDARD_NAME = r"\b(?:rfc|pep|iso|iec|ieee|ecma|ansi|utf|ucs|cve|sha|md)[- ]?\d[\d.:-]*"
+"""'RFC 7159', 'UTF-8', 'SHA-256': a number that names a standard, not a figure (a regular expression, case aside)."""
+
+_SMALL_NUMBERS = (
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
+)
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | {
+    "eighteen": "18",
+    "nineteen": "19",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "hundred": "100",
+    "dozen": "12",
+    "thousand": "1000",
+}
+"""Figures written as words; not 'one' or 'zero', since 'one of' and 'no one' are rarely figures."""
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+
+
+def numbers_in(text: str) -> list[str]:
+    """Numbers as written ('1,000' becomes '1000'; 'six' becomes '6'), in order, without repeats."""
+    found: list[str] = []
+    for match in _NUMBER.finditer(text):
+        value = match.group(1).replace(",", "") + ("%" if match.group(2) else "")
+        if value not in found:
+            found.append(value)
+    for match in _NUMBER_WORD.finditer(text):
+        value = _NUMBER_WORDS[match.group(1).lower()]
+        if value not in found:
+            found.append(value)
+    return found
+
+
+def has_date(text: str) -> bool:
+    return bool(_YEAR.search(text) or _MONTH.search(text))
+
+
+def counts_asked_thing(question: str, quote: str) -> bool:
+    """Whether the quote gives a figure for what 'how many X' asks about: '... six lines', '48 low-floor trams'."""
+    asked = _HOW_MANY.search(question)
+    if asked is None:
+        return False
+    thing = terms_of(asked.group(1))
+    if not thing:
+        return False
+    tokens = quote.split()
+    for i, token in enumerate(tokens):
+        if numbers_in(token) and any(terms_of(word) == thing for word in tokens[i + 1 : i + 4]):
+            return True
+    return False
