@@ -277,7 +277,7 @@ def measure(folder: Path, seed: int) -> dict[str, Any]:
     from research_assistant.context import Context, Depth
     from research_assistant.runner import run_research
     from research_assistant.search.local import LocalCorpusProvider
-    from research_assistant.services import services_for
+    from research_assistant.services import open_services
     from research_assistant.settings import get_settings
 
     def context(depth: str) -> Context:
@@ -289,7 +289,7 @@ def measure(folder: Path, seed: int) -> dict[str, Any]:
         return step(*args, **kwargs), time.perf_counter() - t
 
     run = asyncio.Runner().run  # one event loop for every step
-    services = services_for(context("quick"))
+    services = open_services(context("quick"))
     provider, repository = services.providers[0], services.repository
     assert isinstance(provider, LocalCorpusProvider)
     settings = get_settings()

@@ -9,7 +9,9 @@ ours empty, and an empty one can only be a damaged one.
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -145,3 +147,43 @@ def sqlite_problem(path: Path) -> str | None:
         return None
     found = " ".join(str(row[0] if row else "no answer").replace("*** in database main ***", "").split())
     return f"database disk image is malformed: {found[:160]}"
+
+
+_FULL, _IO_ERROR = 13, 10  # SQLite's SQLITE_FULL and SQLITE_IOERR
+_FULL_WORDS = ("database or disk is full", "(code: 13)", "No space left on device", "Disk quota exceeded")
+_ROOM = 1 << 20
+"""Less free space than this (1 MiB) makes an I/O error a full disk: SQLite says "disk I/O error" when it cannot
+grow its shared-memory file."""
+
+
+def is_full(error: BaseException | None, folder: Path) -> bool:
+    """Whether `error`, or an error it was raised from, says the disk holding `folder` is full."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+        if code == _FULL or (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)):
+            return True
+        if any(words in str(error) for words in _FULL_WORDS):
+            return True
+        if (code == _IO_ERROR or "disk I/O error" in str(error)) and _free_space(folder) < _ROOM:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def full_disk_line(folder: Path) -> str:
+    """What to say when the disk holding `folder` is full."""
+    return (
+        f"the disk holding {folder} is full (no space left on device); free some space and run again: "
+        "the runs, reports and documents kept before are as they were"
+    )
+
+
+def _free_space(folder: Path) -> int:
+    for candidate in (folder, *folder.parents):
+        try:
+            return shutil.disk_usage(candidate).free
+        except OSError:
+            continue
+    return _ROOM

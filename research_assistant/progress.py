@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from research_assistant.echo import Echoed
 from research_assistant.secrets import scrub_value
 
 if TYPE_CHECKING:
@@ -25,16 +26,16 @@ class SourceOutcome(BaseModel):
     """What happened when a source was read."""
 
     source_id: str
-    locator: str
-    title: str = ""
+    locator: Echoed
+    title: Echoed = ""
     outcome: str = Field(description="'read' (a local file), 'fetched', 'cached' or 'failed'.")
     method: str = Field(default="", description="How the text was obtained: http, browser, archive…, cache.")
-    reason: str = Field(default="", description="Why a source failed.")
+    reason: Echoed = Field(default="", description="Why a source failed.")
 
 
 class ProgressEvent(BaseModel):
     node: str
-    message: str
+    message: Echoed
     counts: dict[str, float] = Field(default_factory=dict)
     level: str = "info"
     source: SourceOutcome | None = None

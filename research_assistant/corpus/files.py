@@ -26,6 +26,8 @@ _workspaces: set[Path] = set()
 _workspaces_lock = threading.Lock()
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset({".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".docx"})
+DEFAULT_MAX_FILE_MB = 100.0
+"""The per-file size cap when the settings cannot be read (`RESEARCH_MAX_FILE_MB` sets it)."""
 
 
 class CorpusError(Exception):
@@ -35,6 +37,29 @@ class CorpusError(Exception):
 def corpus_id_for(folder: Path) -> str:
     """A short, stable id for a corpus folder, from its resolved path."""
     return "C" + hashlib.sha1(folder.expanduser().resolve().as_posix().encode()).hexdigest()[:10]
+
+
+def max_file_bytes() -> int:
+    """The largest file a corpus indexes or an upload may be, in bytes (`RESEARCH_MAX_FILE_MB`)."""
+    try:
+        from research_assistant.settings import get_settings
+
+        megabytes = get_settings().max_file_mb
+    except Exception:  # settings that cannot be read are reported elsewhere; the default cap still applies
+        megabytes = DEFAULT_MAX_FILE_MB
+    return int(megabytes * 2**20)
+
+
+def too_large(size: int, limit: int) -> str | None:
+    """Why a file of `size` bytes is not indexed under a cap of `limit` bytes, or None when it fits."""
+    if size <= limit:
+        return None
+    return f"file too large ({_megabytes(size)} MB; the limit is {_megabytes(limit)} MB, set by RESEARCH_MAX_FILE_MB)"
+
+
+def _megabytes(size: int) -> str:
+    value = size / 2**20
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def _hidden(name: str) -> bool:

@@ -28,7 +28,9 @@ from research_assistant.corpus.files import (
     SUPPORTED_SUFFIXES,
     CorpusError,
     check_folder,
+    max_file_bytes,
     scan_folder,
+    too_large,
     trust_workspace,
 )
 
@@ -43,9 +45,13 @@ def safe_name(name: str) -> str:
     return base or "upload"
 
 
-def run_corpus(base: Path | None, uploads: Sequence[tuple[str, bytes]], workspace: Path) -> Path:
+def run_corpus(
+    base: Path | None, uploads: Sequence[tuple[str, bytes]], workspace: Path, max_bytes: int | None = None
+) -> Path:
     """The folder to research: `base` itself when nothing was uploaded; otherwise a folder in `workspace` with
-    links to `base`'s documents and the uploaded files. Raises `CorpusError` (one line) for an unusable upload."""
+    links to `base`'s documents and the uploaded files. Raises `CorpusError` (one line) for an unusable upload,
+    such as one larger than `max_bytes` (by default the `RESEARCH_MAX_FILE_MB` setting)."""
+    limit = max_file_bytes() if max_bytes is None else max_bytes
     if not uploads:
         if base is None:
             raise CorpusError("choose a documents folder or upload some documents")
@@ -57,6 +63,9 @@ def run_corpus(base: Path | None, uploads: Sequence[tuple[str, bytes]], workspac
             raise CorpusError(f"cannot use {clean}: upload PDF, Markdown, text, HTML or Word (.docx) files")
         if not content:
             raise CorpusError(f"{clean} is empty")
+        reason = too_large(len(content), limit)
+        if reason:  # refused now, not skipped minutes later while the corpus is indexed
+            raise CorpusError(f"cannot use {clean}: {reason}")
         names[clean] = content
     root = check_folder(base) if base is not None else None
     folder_files: list[Path] = []

@@ -15,18 +15,32 @@ the lock when its holder dies, so a killed run never leaves the repository locke
 A thread that already holds the lock may take it again (nested calls are free, also
 through another `RepositoryLock` on the same folder); a thread holding it shared may
 not ask for it exclusive, since two such threads would wait for each other forever.
+
+Waiting is polling (a non-blocking try every few milliseconds), not a blocking call:
+a thread stuck in `flock` cannot be interrupted, and a run cancelled while another
+process indexes a large corpus would then wait for that process before it could end.
+Between tries the waiter calls `check_stop()`, so a cancelled run stops waiting at once; on an event
+loop's thread (a run opening the repository), Ctrl-C cancels the task waiting, even though its loop
+cannot run until the wait ends.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from research_assistant.concurrency import check_stop
+
 LOCK_FILE = ".repository.lock"
+_FIRST_WAIT = 0.002
+_LONGEST_WAIT = 0.05
+"""Seconds between tries for a lock someone else holds: short at first, for a handover, then at most this."""
 
 _holders: dict[Path, threading.local] = {}
 """Per lock file, what the current thread holds, shared by every `RepositoryLock` on that file."""
@@ -42,6 +56,11 @@ class RepositoryLock:
 
     def _mode(self) -> int | None:
         return getattr(self._held, "mode", None)
+
+    def held(self) -> str | None:
+        """How this thread holds the lock already: "shared", "exclusive", or None."""
+        mode = self._mode()
+        return None if mode is None else "exclusive" if mode == fcntl.LOCK_EX else "shared"
 
     @contextmanager
     def shared(self) -> Iterator[None]:
@@ -65,7 +84,7 @@ class RepositoryLock:
             return
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(descriptor, mode)
+            _wait_for(descriptor, mode)
             self._held.mode = mode
             try:
                 yield
@@ -74,3 +93,29 @@ class RepositoryLock:
                 fcntl.flock(descriptor, fcntl.LOCK_UN)
         finally:
             os.close(descriptor)
+
+
+def _wait_for(descriptor: int, mode: int) -> None:
+    """Take the lock on `descriptor`, trying again until it is free; raises `Stopped` if the run is cancelled."""
+    pause = _FIRST_WAIT
+    while True:
+        try:
+            fcntl.flock(descriptor, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        check_stop()
+        if _task_cancelled():
+            raise asyncio.CancelledError("cancelled while waiting for the repository's lock")
+        time.sleep(pause)
+        pause = min(pause * 2, _LONGEST_WAIT)
+
+
+def _task_cancelled() -> bool:
+    """Whether this thread runs an event loop whose current task was asked to cancel: the CLI's Ctrl-C
+    handler cancels the run's task at once, although its loop cannot run while this thread waits here."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop in this thread
+        return False
+    return task is not None and task.cancelling() > 0

@@ -25,6 +25,8 @@ its client before it reads or writes.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import json
 import logging
@@ -34,8 +36,8 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,8 +60,11 @@ from llama_index.core.vector_stores import FilterOperator, MetadataFilter, Metad
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
+from research_assistant.concurrency import check_stop
 from research_assistant.damage import DamagedStore, chroma_remedy, naming
+from research_assistant.database import team_lock
 from research_assistant.knowledge import bm25_files
+from research_assistant.knowledge.chroma_client import configured_server, server_client
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.knowledge.locking import RepositoryLock
 from research_assistant.knowledge.retrievers import (
@@ -67,8 +72,8 @@ from research_assistant.knowledge.retrievers import (
     FilteredVectorRetriever,
     GivenQueriesFusion,
 )
-from research_assistant.knowledge.text import english_stemmer
 from research_assistant.schemas import Passage
+from research_assistant.text.tokens import english_stemmer
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +87,13 @@ _EMBED_KEYS = ("title",)
 """Metadata embedded with each chunk's text."""
 
 _DOCS_PER_BATCH = 64
+_NODES_PER_BATCH = 256
+"""Chunks embedded and stored together: enough for fast inserts, few enough that a cancelled run stops at once."""
+_SECTION = 1 << 20
+"""Characters of a document split at a time: a long text's chunks are never all in memory together."""
+_BM25_PAGE = 500
+"""Chunks read and tokenized at a time while a BM25 index is built: Chroma's reads of larger pages (each
+chunk's text comes with it) cost hundreds of megabytes of transient memory for a large corpus."""
 _GET_PAGE = 10_000
 """Records read from Chroma per `get`; it refuses more than 32,766 at once."""
 _BM25_CACHE_SIZE = 8
@@ -90,6 +102,51 @@ _MIN_CANDIDATES = 30
 _OVERFETCH_SHARE = 0.3
 """Chroma's filtered vector search is slow for large filters, so a filter covering at least this share of
 the collection is applied to a larger unfiltered search instead."""
+
+
+def _sections(text: str, size: int = _SECTION) -> Iterator[tuple[int, str]]:
+    """(offset, piece) of a text cut into pieces of at most `size` characters, at a paragraph break where the
+    second half of a piece has one (else at a line break, else at a space), as the splitter would cut."""
+    start = 0
+    while len(text) - start > size:
+        end = start + size
+        for separator in ("\n\n", "\n", " "):
+            found = text.rfind(separator, start + size // 2, end)
+            if found >= 0:
+                end = found + len(separator)
+                break
+        yield start, text[start:end]
+        start = end
+    yield start, text[start:]
+
+
+def _load_trim() -> Callable[[int], int] | None:
+    try:
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (macOS, musl, Windows): nothing to trim
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_MALLOC_TRIM = _load_trim()
+
+
+def release_memory() -> None:
+    """Hand memory that has been freed back to the operating system (glibc's `malloc_trim`).
+
+    glibc keeps freed memory in its heaps for reuse, and holes left between live blocks (a large text's
+    chunks, Chroma's reads and writes) are never returned by itself: after a large document is indexed the
+    process would stay hundreds of megabytes larger than it needs, on top of which the next phase builds.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _node_text(metadata: Mapping[str, Any]) -> str:
+    """A chunk's text, from the node JSON its metadata holds."""
+    return str(json.loads(str(metadata["_node_content"])).get("text", ""))
 
 
 class RepositoryError(RuntimeError):
@@ -180,7 +237,8 @@ class ResearchRepository:
         self._db_dir.mkdir(parents=True, exist_ok=True)
         self._guard = RepositoryLock(self._db_dir)
         self._name = collection_name_for(self._model)
-        with self._guard.exclusive(), self._lock:  # Chroma's first open creates its tables: one process at a time
+        # Chroma's first open creates its tables (or, on a server, the collection): one process at a time.
+        with self._guard.exclusive(), self._team_writer(), self._lock:
             self._connect()
         self._splitter = RecursiveCharacterTextSplitter(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
@@ -190,6 +248,20 @@ class ResearchRepository:
 
     def _connect(self) -> None:
         """Open (or create) the collection with a new Chroma client, whose vector index starts from disk."""
+        server = configured_server()
+        if server:  # the team's Chroma server: same collection names, shared by every worker pointed at it
+            self._client = server_client(server)
+            self._collection = self._open_collection()
+        else:
+            self._connect_embedded()
+        self._collection_id = str(self._collection.id)
+        self._store = _ChromaStore(self._collection)
+        self._index = VectorStoreIndex.from_vector_store(
+            self._store, embed_model=self._embedding, transformations=[_Unchanged()]
+        )
+        self._seen = int((self._collection.metadata or {}).get(_REVISION_ALL, 0))
+
+    def _connect_embedded(self) -> None:
         path = str(self._db_dir)
         # Chroma shares one client per folder within a process; drop it, or it would hand back the stale one.
         getattr(SharedSystemClient, "_identifier_to_system", {}).pop(path, None)
@@ -201,12 +273,6 @@ class ResearchRepository:
                 path=path, settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
             )
             self._collection = self._open_collection()
-        self._collection_id = str(self._collection.id)
-        self._store = _ChromaStore(self._collection)
-        self._index = VectorStoreIndex.from_vector_store(
-            self._store, embed_model=self._embedding, transformations=[_Unchanged()]
-        )
-        self._seen = int((self._collection.metadata or {}).get(_REVISION_ALL, 0))
 
     def _fresh(self) -> None:
         """Reopen the collection if anyone else wrote to it since this object last looked (holding the lock)."""
@@ -223,11 +289,18 @@ class ResearchRepository:
 
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """Hold the folder's lock exclusive: nobody else reads or writes until the block ends."""
-        with self._guard.exclusive():
+        """Hold the folder's lock exclusive: nobody else reads or writes until the block ends. On a team's Chroma
+        server, writers on every machine also take turns, under the team database's lock for the collection."""
+        outermost = self._guard.held() is None
+        with self._guard.exclusive(), self._team_writer() if outermost else nullcontext():
             with self._lock:
                 self._fresh()
             yield
+
+    def _team_writer(self) -> AbstractContextManager[None]:
+        if not configured_server():
+            return nullcontext()
+        return team_lock(f"repository {configured_server()} {self._name}", check_stop)
 
     def _open_collection(self) -> Any:
         if self._name not in {c.name for c in self._client.list_collections()}:
@@ -256,23 +329,51 @@ class ResearchRepository:
     def add_document(self, doc: StoredDocument, run_id: str) -> int:
         return self.add_documents([doc], run_id)
 
-    def add_documents(self, docs: Sequence[StoredDocument], run_id: str) -> int:
-        """Index documents, replacing any chunks they already had; returns the number of chunks added."""
+    def add_documents(
+        self, docs: Sequence[StoredDocument], run_id: str, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Index documents, replacing any chunks they already had; returns the number of chunks added.
+
+        A document is split, embedded and stored a batch of chunks at a time, a long one a section at a time
+        (`_sections`), so memory stays bounded however long it is. After each batch `progress` is told how
+        many characters of `docs` are indexed so far, and a cancelled run stops (`Stopped`). Each document's
+        first chunk, which says that it is indexed (`indexed_hashes`, `document_info`), is stored after all
+        its others, so a document cut short is not taken for indexed: the next sync indexes it again.
+        """
         latest = list({doc.source_id: doc for doc in docs}.values())  # a source listed twice: the last copy wins
-        added = 0
+        added = done = 0
         with self.writing():
             for start in range(0, len(latest), _DOCS_PER_BATCH):
                 part = latest[start : start + _DOCS_PER_BATCH]
-                nodes = [node for doc in part for node in self._chunk(doc, run_id)]
-                self._embed(nodes)  # outside the thread lock: the slow part, and it touches no shared state
+                check_stop()
                 with self._lock:
                     ids = [doc.source_id for doc in part]
                     self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
                     self._collection.delete(where={"source_id": {"$in": ids}})
-                    if nodes:
-                        self._index.insert_nodes(nodes)
-                added += len(nodes)
+                batch: list[TextNode] = []
+                for node, reached in self._nodes(part, run_id):
+                    batch.append(node)
+                    if len(batch) == _NODES_PER_BATCH:
+                        added += self._insert(batch)
+                        batch = []
+                        if progress is not None:
+                            progress(done + reached)
+                added += self._insert(batch)
+                done += sum(len(doc.text) for doc in part)
+                if progress is not None:
+                    progress(done)
         return added
+
+    def _insert(self, nodes: list[TextNode]) -> int:
+        """Embed and store a batch of chunks (the caller holds the write lock); the number stored."""
+        if not nodes:
+            return 0
+        check_stop()
+        self._embed(nodes)  # outside the thread lock: the slow part, and it touches no shared state
+        with self._lock:
+            self._index.insert_nodes(nodes)
+        release_memory()  # Chroma's buffers for the batch, which would otherwise pile up while a long text is indexed
+        return len(nodes)
 
     def remove_documents(self, source_ids: Iterable[str]) -> None:
         """Delete every chunk of these sources."""
@@ -283,34 +384,50 @@ class ResearchRepository:
             self._bump(self._corpora_of(ids))
             self._collection.delete(where={"source_id": {"$in": ids}})
 
-    def _chunk(self, doc: StoredDocument, run_id: str) -> list[TextNode]:
-        nodes: list[TextNode] = []
-        for number, piece in enumerate(self._splitter.create_documents([doc.text])):
-            text = piece.page_content
-            start = int(piece.metadata.get("start_index", -1))
-            if start < 0 or doc.text[start : start + len(text)] != text:  # the splitter's offset guess can miss
-                start = doc.text.find(text)
-            metadata = {
-                "source_id": doc.source_id,
-                "locator": doc.locator,
-                "title": doc.title,
-                "fetched_at": doc.fetched_at,
-                "run_id": run_id,
-                "corpus": doc.corpus or "",
-                "content_hash": doc.content_hash,
-                "start": start,
-                "chunk": number,
-            }
-            nodes.append(
-                TextNode(
+    def _nodes(self, docs: Sequence[StoredDocument], run_id: str) -> Iterator[tuple[TextNode, int]]:
+        """The documents' chunks, each document's first chunk after its others, with the characters of `docs`
+        split so far."""
+        before = 0
+        for doc in docs:
+            first: TextNode | None = None
+            for node, reached in self._chunk(doc, run_id):
+                if first is None:
+                    first = node
+                else:
+                    yield node, before + reached
+            if first is not None:
+                yield first, before + len(doc.text)
+            before += len(doc.text)
+
+    def _chunk(self, doc: StoredDocument, run_id: str) -> Iterator[tuple[TextNode, int]]:
+        """A document's chunks in order, each with the characters split so far, a section at a time."""
+        number = 0
+        for offset, section in _sections(doc.text):
+            for piece in self._splitter.create_documents([section]):
+                text = piece.page_content
+                start = int(piece.metadata.get("start_index", -1))
+                if start < 0 or section[start : start + len(text)] != text:  # the splitter's offset guess can miss
+                    start = section.find(text)
+                metadata = {
+                    "source_id": doc.source_id,
+                    "locator": doc.locator,
+                    "title": doc.title,
+                    "fetched_at": doc.fetched_at,
+                    "run_id": run_id,
+                    "corpus": doc.corpus or "",
+                    "content_hash": doc.content_hash,
+                    "start": offset + start if start >= 0 else -1,
+                    "chunk": number,
+                }
+                node = TextNode(
                     id_=f"{doc.source_id}#{number}",
                     text=text,
                     metadata=metadata,
                     excluded_embed_metadata_keys=[key for key in _CHUNK_KEYS if key not in _EMBED_KEYS],
                     excluded_llm_metadata_keys=list(_CHUNK_KEYS),
                 )
-            )
-        return nodes
+                number += 1
+                yield node, offset + len(section)
 
     def _embed(self, nodes: list[TextNode]) -> None:
         texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]
@@ -318,17 +435,29 @@ class ResearchRepository:
             node.embedding = vector
 
     def _get_all(self, where: dict[str, Any] | None) -> tuple[list[str], list[Mapping[str, Any]]]:
-        """Ids and metadata of every chunk matching `where`, read in pages: Chroma refuses a single `get`
-        that matches more than 32,766 records ('too many SQL variables'), which a 5,000-document corpus
-        passes."""
+        """Ids and metadata of every chunk matching `where`."""
         ids: list[str] = []
         metadatas: list[Mapping[str, Any]] = []
+        for page_ids, page_metadatas in self._pages(where):
+            ids.extend(page_ids)
+            metadatas.extend(page_metadatas)
+        return ids, metadatas
+
+    def _pages(
+        self, where: dict[str, Any] | None, size: int = _GET_PAGE
+    ) -> Iterator[tuple[list[str], list[Mapping[str, Any]]]]:
+        """Ids and metadata of the chunks matching `where`, a page at a time: Chroma refuses a single `get`
+        that matches more than 32,766 records ('too many SQL variables'), which a 5,000-document corpus
+        passes."""
+        offset = 0
         while True:
-            page = self._collection.get(where=where, include=["metadatas"], limit=_GET_PAGE, offset=len(ids))
-            ids.extend(page["ids"])
-            metadatas.extend(page["metadatas"] or [])
-            if len(page["ids"]) < _GET_PAGE:
-                return ids, metadatas
+            page = [self._collection.get(where=where, include=["metadatas"], limit=size, offset=offset)]
+            count = len(page[0]["ids"])
+            # Popped, not kept: a page the caller is done with must not stay alive here until the next read.
+            yield page[0]["ids"], list(page.pop()["metadatas"] or [])
+            offset += count
+            if count < size:
+                return
 
     def _corpora_of(self, source_ids: list[str]) -> set[str]:
         """Corpora the given sources are currently indexed under (read from each source's first chunk)."""
@@ -494,16 +623,23 @@ class ResearchRepository:
         return cached
 
     def _build_bm25(self, corpus: str | None, ids: frozenset[str] | None, revision: int) -> _CachedBM25:
-        chunk_ids, metadatas = self._get_all(self._where(corpus, ids))
+        """A BM25 index over the chunks under a filter, read and tokenized a page at a time, so that only
+        their token ids, never all their texts and metadata, are in memory at once."""
+        tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=english_stemmer())
+        chunk_ids: list[str] = []
+        tokens: list[list[int]] = []
+        for page_ids, metadatas in self._pages(self._where(corpus, ids), _BM25_PAGE):
+            check_stop()
+            texts = [f"{meta.get('title', '')}\n{_node_text(meta)}" for meta in metadatas]
+            tokens.extend(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False))
+            chunk_ids.extend(page_ids)
+            del texts, metadatas
+            release_memory()  # give back the page read from Chroma before the next one is read
         if not chunk_ids:
             return _CachedBM25(revision=revision, retriever=None, size=0)
-        texts = []
-        for meta in metadatas:
-            content = json.loads(str(meta["_node_content"]))
-            texts.append(f"{meta.get('title', '')}\n{content.get('text', '')}")
-        tokens = bm25s.tokenize(texts, stopwords="en", stemmer=english_stemmer(), show_progress=False)
+        check_stop()
         bm25 = bm25s.BM25()
-        bm25.index(tokens, show_progress=False)
+        bm25.index((tokens, tokenizer.get_vocab_dict()), show_progress=False)
         return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
 
     def _bm25_retriever(self, bm25: bm25s.BM25, chunk_ids: list[str]) -> ChunkBM25Retriever:

@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from research_assistant.echo import shorten
 from research_assistant.report.summary import model_usage_text
 from research_assistant.runs.records import ModelCalls, RunMetrics, RunRecord, RunStatus, TraceEvent
 
@@ -97,7 +98,7 @@ def run_details(
     """Everything about one run; its report when it has one, otherwise where it got to."""
     lines = [
         f"Run {record.run_id}: {record.status.value}",
-        f"Question:     {record.question}",
+        f"Question:     {shorten(record.question)}",
         f"Parameters:   {record.parameters.summary()}",
         f"Started:      {when(record.started_at)}",
         f"Updated:      {when(record.updated_at)}",
@@ -120,7 +121,7 @@ def run_details(
     sources = state.get("sources", {})
     read = [source for source in sources.values() if source.status.value == "read"]
     lines.append(f"  {len(read)} of {len(sources)} sources found have been read:")
-    lines += [f"  - {source.title} ({source.locator})" for source in read]
+    lines += [f"  - {shorten(f'{source.title} ({source.locator})')}" for source in read]
     lines.append(f"  {len(state.get('evidence', {}))} evidence items")
     recent = list(recent)
     if recent:

@@ -6,31 +6,22 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import isolate
+from support.cli import isolated_settings as isolated_settings
 
 from research_assistant.cli import EXIT_OK, EXIT_USAGE, main
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
-from research_assistant.settings import get_settings
 from research_assistant.storage import StorageError, write_atomically
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 QUESTION = "What is the fare?"
 
-
-@pytest.fixture(autouse=True)
-def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
-    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("RESEARCH_CORPUS_DIR", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+pytestmark = pytest.mark.usefixtures("isolated_settings")
 
 
 class FullDisk:
@@ -142,8 +133,5 @@ def test_a_full_disk_while_indexing_is_one_line_naming_the_file(
     assert lines[0].endswith(": No space left on device")
 
     monkeypatch.undo()  # room again: the next run indexes everything and researches as usual
-    monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
-    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
+    isolate(tmp_path, monkeypatch)
     assert main(["run", QUESTION, "--corpus", str(corpus), "--quiet"]) == EXIT_OK

@@ -3,35 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.cli import cli
+from support.cli import isolated_settings as isolated_settings
 
-from research_assistant.cli import EXIT_OK, EXIT_USAGE, main
+from research_assistant.cli import EXIT_NO_EVIDENCE, EXIT_OK, EXIT_USAGE, main
 from research_assistant.runs.records import RunStatus
 from research_assistant.runs.store import RunStore
-from research_assistant.settings import get_settings
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 QUESTION = "How long is the tram network?"
 
-
-@pytest.fixture(autouse=True)
-def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
-    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("RESEARCH_CORPUS_DIR", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("isolated_settings")
 
 
 @pytest.fixture
@@ -192,3 +177,40 @@ def test_review_plan_can_keep_the_run_waiting(
     assert f"`research-assistant resume {record.run_id}` researches it as proposed" in err
     code, report, _ = cli(capsys, "resume", record.run_id)
     assert code == EXIT_OK and report.startswith("# ")
+
+
+def test_a_dead_run_whose_pid_was_given_to_another_process_is_resumed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from research_assistant.context import Context
+    from research_assistant.runs.records import RunParameters, RunRecord
+    from research_assistant.runs.store import process_start
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # alive, not the run
+    try:
+        started = process_start(other.pid)
+        if started is None:
+            pytest.skip("needs /proc to tell processes apart")
+        RunStore.at(tmp_path / "db").save(
+            RunRecord(
+                run_id="dead1",
+                question=QUESTION,
+                parameters=RunParameters.of(Context(corpus_dir=CORPUS, depth="quick")),
+                status=RunStatus.RUNNING,
+                started_at=1.0,
+                updated_at=1.0,
+                pid=other.pid,
+                pid_started=started - 100,  # the run's process started earlier, and died
+            )
+        )
+        _, out, _ = cli(capsys, "runs")
+        assert "dead1" in out and "interrupted" in out.split("dead1")[1].split()[0]
+        code, report, err = cli(capsys, "resume", "dead1", "--finish")
+    finally:
+        other.kill()
+        other.wait()
+    assert "still running" not in err and code == EXIT_NO_EVIDENCE
+    assert report.startswith("# ") and "[run] resumed" in err

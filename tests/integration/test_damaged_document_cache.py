@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.cli import isolated_settings as isolated_settings
 
 from research_assistant.cli import EXIT_OK, main
 from research_assistant.knowledge.document_cache import DocumentCache
-from research_assistant.settings import get_settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 QUESTION = "What is the fare?"
 
-
-@pytest.fixture(autouse=True)
-def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
-    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("RESEARCH_CORPUS_DIR", raising=False)
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+pytestmark = pytest.mark.usefixtures("isolated_settings")
 
 
 def research(capsys: pytest.CaptureFixture[str], corpus: Path, out: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,9 @@ FILES = {
 class CountingIndexer(CorpusIndexer):
     syncs = 0
 
-    def sync(self) -> SyncReport:
+    def sync(self, run_id: str | None = None, progress: Callable[[str], None] | None = None) -> SyncReport:
         self.syncs += 1
-        return super().sync()
+        return super().sync(run_id, progress)
 
 
 @pytest.fixture

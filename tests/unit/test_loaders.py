@@ -11,9 +11,9 @@ import pytest
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-from research_assistant.corpus import loaders
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.corpus.loaders import CorpusFileError, load_file
+from research_assistant.settings import get_settings
 
 
 def make_pdf(path: Path, lines: list[str], metadata: dict[str, str] | None = None) -> Path:
@@ -287,9 +287,15 @@ def test_unsupported_and_missing_files(tmp_path: Path) -> None:
 
 
 def test_oversized_file_is_skipped_without_reading_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loaders, "MAX_FILE_BYTES", 1024)
     path = tmp_path / "huge.txt"
     path.write_text("log line\n" * 1000)
 
-    with pytest.raises(CorpusFileError, match="file too large"):
-        load_file(path)
+    with pytest.raises(CorpusFileError, match=r"file too large .* RESEARCH_MAX_FILE_MB"):
+        load_file(path, max_bytes=1024)
+    monkeypatch.setenv("RESEARCH_MAX_FILE_MB", "0.005")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(CorpusFileError, match=r"file too large \(0.00858 MB; the limit is 0.005 MB"):
+            load_file(path)
+    finally:
+        get_settings.cache_clear()

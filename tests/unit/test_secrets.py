@@ -117,3 +117,20 @@ def test_the_page_says_and_logs_a_failure_without_the_key(caplog: pytest.LogCapt
     assert KEY not in message and REDACTED in message
     assert caplog.records and all(KEY not in (record.exc_text or "") for record in caplog.records)
     assert KEY not in caplog.text
+
+
+def test_the_debug_traceback_is_scrubbed(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from research_assistant import cli
+
+    def failing(*args: Any) -> int:
+        raise RuntimeError(f"the provider said: invalid key {KEY}")
+
+    monkeypatch.setattr(cli, "run_command", failing)
+    monkeypatch.setenv("RESEARCH_DEBUG", "1")
+
+    code = cli.main(["runs"])
+
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_FAILURE
+    assert err.startswith("Traceback (most recent call last):") and "in failing" in err
+    assert f"RuntimeError: the provider said: invalid key {REDACTED}" in err and KEY not in err

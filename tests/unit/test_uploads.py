@@ -59,6 +59,12 @@ def test_an_unusable_upload_is_refused_in_one_line(tmp_path: Path, name: str, co
         run_corpus(None, [(name, content)], tmp_path / "work")
 
 
+def test_an_upload_over_the_size_cap_is_refused_naming_it_and_the_cap(tmp_path: Path) -> None:
+    with pytest.raises(CorpusError, match=r"cannot use big.txt: file too large \(0.00191 MB; the limit is 0.000954 MB"):
+        run_corpus(None, [("big.txt", b"x" * 2000)], tmp_path / "work", max_bytes=1000)
+    assert not (tmp_path / "work").exists()
+
+
 def test_safe_names_keep_only_the_file_name() -> None:
     assert safe_name("..\\..\\win\\evil?.md") == "evil_.md"
     assert safe_name("/etc/passwd") == "passwd" and safe_name("...") == "upload"
