@@ -45,6 +45,9 @@ class QuestionSet:
     package: str
     root: Path
     questions: tuple[Question, ...] = field(default=())
+    skip_pages: tuple[str, ...] = field(default=())
+    """Pages of this set left out of the corpus (paths under the root): generated link lists such as the
+    Apache manual's sitemap and directive index, which name every topic and so match any question."""
 
     @classmethod
     def load(cls, path: Path) -> QuestionSet:
@@ -55,6 +58,7 @@ class QuestionSet:
             package=str(raw.get("package", "")),
             root=Path(raw["root"]),
             questions=tuple(Question.of(q) for q in raw.get("questions", ())),
+            skip_pages=tuple(str(p) for p in raw.get("skip_pages", ())),
         )
 
     def select(
@@ -91,18 +95,24 @@ def is_page(relative: Path) -> bool:
     return not (len(relative.parts) == 1 and relative.name.startswith(SKIPPED_PAGE_PREFIXES))
 
 
-def page_files(root: Path) -> list[Path]:
-    """The pages under `root`, relative to it, sorted. Symbolic links are left out: Debian links one
-    page to another (git-doc's index.html is git.html), and a page indexed twice splits its citations."""
+def page_files(root: Path, skip: Iterable[str] = ()) -> list[Path]:
+    """The pages under `root`, relative to it, sorted, without the `skip` paths. Symbolic links are left out:
+    Debian links one page to another (git-doc's index.html is git.html), and a page indexed twice splits its
+    citations."""
+    skipped = {Path(page) for page in skip}
     return sorted(
-        path.relative_to(root)
+        relative
         for path in root.rglob("*.html")
-        if path.is_file() and not path.is_symlink() and is_page(path.relative_to(root))
+        if path.is_file()
+        and not path.is_symlink()
+        and is_page(relative := path.relative_to(root))
+        and relative not in skipped
     )
 
 
-def copy_corpus(root: Path, destination: Path) -> int:
-    """Copy the set's pages (only `.html`, relative paths kept) into `destination` once; the page count.
+def copy_corpus(root: Path, destination: Path, skip: Iterable[str] = ()) -> int:
+    """Copy the set's pages (only `.html`, relative paths kept, `skip` left out) into `destination` once;
+    the page count.
 
     An existing complete copy is reused, so the research repository indexed from it stays valid.
     """
@@ -111,7 +121,7 @@ def copy_corpus(root: Path, destination: Path) -> int:
         return int(marker.read_text() or 0)
     if destination.exists():
         shutil.rmtree(destination)
-    pages = page_files(root)
+    pages = page_files(root, skip)
     for relative in pages:
         target = destination / relative
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """The answer-quality benchmark: research each question of a documentation set and score the report.
 
-    python benchmarks/quality/run.py [--sets python,sqlite,git] [--depths quick,standard] [--modes offline,web]
+    python benchmarks/quality/run.py [--sets python,sqlite,git,apache] [--depths quick,standard] [--modes offline,web]
         [--splits dev,test] [--limit N] [--ids ID,...] [--model PROVIDER:MODEL] [--workdir DIR] [--out FILE]
 
 Offline mode researches the set's copied pages as a local corpus; web mode serves them on 127.0.0.1 and
@@ -130,9 +130,9 @@ async def index_offline(target: Target) -> dict[str, Any]:
     """Sync the set's corpus into its repository, timed; the first full indexing is remembered in the workdir,
     so a later run (which finds the index ready) still reports what indexing cost."""
     from research_assistant.search.local import LocalCorpusProvider
-    from research_assistant.services import services_for
+    from research_assistant.services import open_services
 
-    providers = services_for(target.context("quick")).providers
+    providers = open_services(target.context("quick")).providers
     provider = next(p for p in providers if isinstance(p, LocalCorpusProvider))
     start = time.perf_counter()
     report = await asyncio.to_thread(provider.indexer.sync, "quality-index")
@@ -347,7 +347,7 @@ async def run_set(
     """Copy the set's corpus, index it once per mode, then research every question at every depth."""
     corpus = options.workdir / qset.name / "corpus"
     start = time.perf_counter()
-    pages = copy_corpus(qset.root, corpus)
+    pages = copy_corpus(qset.root, corpus, qset.skip_pages)
     info: dict[str, Any] = {
         "root": str(qset.root),
         "pages": pages,

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.reasoning.extractive.shapes import counts_asked_thing
-from research_assistant.reasoning.extractive.signals import has_date, numbers_in
+from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
+from research_assistant.text.tokens import content_terms
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
@@ -70,7 +70,8 @@ _COMPARISON = re.compile(
 _DEFINITION = re.compile(
     r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
     r"|^\s*(?:define|definition of|meaning of)\b"
-    r"|^\s*what\s+(?:does|do)\s+.+\s+(?:mean|stand for|do|print|return|represent|show|contain|hold)\b",
+    r"|^\s*what\s+(?:does|do)\s+.+\s+(?:mean|stand for|do|print|return|represent|show|contain|hold|produce|give|"
+    r"yield|indicate|denote|signify)\b",
     re.IGNORECASE,
 )
 _EXPLANATION = re.compile(r"^\s*(?:how|why)\b|\b(?:explain|mechanism|work|works|happen|happens)\b", re.IGNORECASE)
@@ -109,14 +110,34 @@ _CAUSE = re.compile(
     r"this (?:means|allows|causes)|as a result|first|then|after|before)\b",
     re.IGNORECASE,
 )
-_VERSION = re.compile(r"\b(?:version|release|v)\s*\d[\w.]*|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
-"""Version numbers name a release; they are not the figure a question asks for."""
+_VERSION = re.compile(
+    rf"\b(?:version|release|v)\s*\d[\w.]*|\b\d+\.\d+\.\d+\b|{STANDARD_NAME}",
+    re.IGNORECASE,
+)
+"""Version numbers name a release, and 'RFC 7159', 'UTF-8' or 'SHA-256' name a standard; none is the figure a
+question asks for."""
 _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 _MEASURE = re.compile(
     r"\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[kKMGT]B|bytes?|bits?|ms|seconds?|minutes?|hours?|days?|weeks?|"
     r"characters?|chars|pages?|rows?|columns?|levels?|entries|items|connections?)\b"
 )
 """A figure with its unit ('1 GB', '5 minutes'): a measure, even when the figure is 0 or 1."""
+_MEASURED = re.compile(
+    r"\bhow\s+(?:many|much|long|large|big|small|deep(?:ly)?|high|wide|far|old|often)\s+"
+    r"(?:(?:is|are|was|were|does|do|did|can|could|may|must|should|will|would)\s+)?(?:(?:the|a|an)\s+)?(?P<how>[^?,]+)"
+    r"|\bwhat\s+(?:is|are)\s+the\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)",
+    re.IGNORECASE,
+)
+_PHRASE_END = re.compile(
+    r"\s(?:at|in|on|of|for|before|after|when|within|by|from|to|into|than|that|which|can|could|may|must|"
+    r"should|will|would|is|are|be|been|does|do|has|have)\s",
+    re.IGNORECASE,
+)
+_MEASURED_MAX_TERMS = 3
+MEASURED_SUBJECT_FIT = 0.7
+"""The answer strength of a figure in a span that names none of what the question measures ('How large is the
+database file header?' answered by '... begins with the following 16 bytes'): a figure of something else."""
 _SMALL_WORDS = frozenset(["of", "and", "the", "for", "in", "a", "an", "to", "on", "or", "with", "by", "at"])
 _SMALL_WORDS |= frozenset(["than", "as", "from", "into", "per"])
 
@@ -137,10 +158,31 @@ class Asked:
         return self.kind in ("default", "limit", "range", "number", "date", "expansion")
 
 
+_SOURCE_FRAMING = re.compile(
+    r",?\s*(?:(?:as|like)\s+(?:the\s+)?[\w\s.'’-]{0,60}?\b(?:documentation|docs|manual|guide|reference|faq|"
+    r"specification|spec|page|book)\s+(?:describes?|explains?|defines?|puts?|says|states?|calls?)(?:\s+it)?"
+    r"|according\s+to\s+(?:the\s+)?[\w\s.'’-]{0,60}?\b(?:documentation|docs|manual|guide|reference|faq|"
+    r"specification|spec))\b",
+    re.IGNORECASE,
+)
+
+
+def without_framing(question: str) -> str:
+    """The question without words about where its answer is written: 'What is a reverse proxy, as the Apache
+    documentation describes it?' asks 'What is a reverse proxy?'. Such words match every page that
+    'describes' something, never the answer."""
+    return _SOURCE_FRAMING.sub("", question).strip(" ,;")
+
+
+def without_context(question: str) -> str:
+    """The question without a leading context phrase: 'In SQLite, what is ...' asks 'what is ...'."""
+    return _CONTEXT_PREFIX.sub("", without_framing(question))
+
+
 def asked_for(question: str) -> Asked:
     """What `question` asks for, from its wording alone; nothing in particular for a question of several
     clauses ('What is the maximum depth and how can it be changed?')."""
-    text = _CONTEXT_PREFIX.sub("", question.strip())  # 'In SQLite, what is ...' asks 'what is ...'
+    text = without_context(question)
     first = _INTERROGATIVE.search(text)
     if first is not None and _SECOND_CLAUSE.search(text, first.end()):
         return Asked(None)
@@ -157,6 +199,8 @@ def asked_for(question: str) -> Asked:
         return Asked("procedure")
     if _WHEN.match(text):
         return Asked("date")
+    if _YES_NO.match(text):
+        return Asked("yesno")  # 'Does httpd read .htaccess files by default?' asks yes or no, not for a value
     if _DEFAULT.search(text):
         return Asked("default")
     if _RANGE.search(text) and not _COMPARISON.search(text):
@@ -165,8 +209,6 @@ def asked_for(question: str) -> Asked:
         return Asked("limit")
     if _HOW_MUCH.search(text):
         return Asked("number")
-    if _YES_NO.match(text):
-        return Asked("yesno")
     if _COMPARISON.search(text):
         return Asked("comparison")
     if _LIST.search(text):
@@ -178,12 +220,36 @@ def asked_for(question: str) -> Asked:
     return Asked(None)
 
 
-def _initials(text: str) -> list[tuple[str, str]]:
-    """(initial, word) for every word, splitting hyphenated and CamelCase words ('Write-Ahead', 'JavaScript')."""
-    found: list[tuple[str, str]] = []
-    for word in _WORD.findall(text):
+def measured_subject(question: str) -> list[str]:
+    """The terms of what a figure question measures: 'How large is the database file header at the beginning
+    of ...' -> database, file, header; 'What is the period of the Mersenne Twister generator?' -> mersenn,
+    twister, generat. Up to the first preposition or verb, at most the last three terms."""
+    match = _MEASURED.search(question)
+    if match is None:
+        return []
+    phrase = f" {match.group('how') or match.group('of')} "
+    end = _PHRASE_END.search(phrase)
+    head = phrase[: end.start()] if end else phrase
+    return content_terms(head)[-_MEASURED_MAX_TERMS:]  # the head noun ends an English noun phrase
+
+
+def _measures_asked_thing(question: str, text: str) -> float:
+    """How much of what the question measures the span names: a factor from `MEASURED_SUBJECT_FIT` to 1."""
+    measured = measured_subject(question)
+    if not measured:
+        return 1.0
+    present = set(content_terms(text))
+    share = sum(term in present for term in measured) / len(measured)
+    return MEASURED_SUBJECT_FIT + (1 - MEASURED_SUBJECT_FIT) * share
+
+
+def _initials(text: str) -> list[tuple[int, str]]:
+    """(which word, part) for every part of every word, splitting CamelCase words ('JavaScript'); hyphenated
+    words ('Write-Ahead') are two words."""
+    found: list[tuple[int, str]] = []
+    for index, word in enumerate(_WORD.findall(text)):
         for part in re.findall(r"[A-Z]?[a-z']+|[A-Z]+(?![a-z])", word) or [word]:
-            found.append((part[0].lower(), part))
+            found.append((index, part))
     return found
 
 
@@ -227,15 +293,16 @@ def expands(acronym: str, text: str) -> float:
     letters = "".join(c.lower() for c in acronym if c.isalpha())
     if len(letters) < 2:
         return 0.0
-    words = [part for _, part in _initials(text)]
+    parts = _initials(text)
+    words = [part for _, part in parts]
     best = 0.0
     for start in range(len(words)):
         end = _spells(letters, words[start:])
         if not end or (end == 1 and words[start].lower() == acronym.lower()):
             continue
         phrase = words[start : start + end]
-        if end == 1 and len(letters) > 2:
-            continue  # one word is not an expansion
+        if (end == 1 and len(letters) > 2) or (end > 1 and parts[start][0] == parts[start + end - 1][0]):
+            continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms')
         capital = phrase[0][:1].isupper() or acronym in text
         best = max(best, 1.0 if capital else 0.6)
         if best == 1.0:
@@ -277,14 +344,16 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             return 0.0
         stated = bool(_LIMIT_STATEMENT.search(text) or _DEFAULT_STATEMENT.search(text))
         telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
-        return (1.0 if telling else 0.8) if stated else 0.55
+        return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text)
     if kind == "range":
         if len(new_numbers) >= 2 and _BOUNDS.search(text):
             return 1.0
         return 0.6 if len(new_numbers) >= 2 or (new_numbers and _BOUNDS.search(text)) else 0.0
     if kind == "number":
         if any(n not in ("0", "1") for n in new_numbers):
-            return 1.0 if counts_asked_thing(question, text) or not _HOW_MANY.search(question) else 0.7
+            if _HOW_MANY.search(question):
+                return 1.0 if counts_asked_thing(question, text) else 0.7
+            return _measures_asked_thing(question, text)
         return 0.6 if _LIST_SHAPE.search(text) else 0.4 if new_numbers else 0.0  # a list can be counted
     if kind == "date":
         return 1.0 if has_date(text) else 0.0

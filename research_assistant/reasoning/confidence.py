@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from research_assistant.reasoning.answers import answer_strength, asked_for
+from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
 
 ANSWER_FOUND = 0.75
@@ -37,13 +37,20 @@ def direct_evidence(plan: ResearchPlan, evidence: Sequence[Evidence]) -> list[Ev
     return [e for e in evidence if e.sub_question_id == first]
 
 
+def states_value(asked: Asked, item: Evidence, question: str) -> bool:
+    """Whether the quote states a value of the asked kind, and the reasoner, where it judged the quote
+    (`Evidence.answer`), found it answers: a figure in a quote about something else is not the answer."""
+    judged = item.answer is None or item.answer >= ANSWER_FOUND
+    return judged and answer_strength(asked, item.quote, question) >= ANSWER_FOUND
+
+
 def value_found(question: str, plan: ResearchPlan, evidence: Sequence[Evidence]) -> bool | None:
     """Whether a quote for the question itself states the value it asks for; None when the question does
     not ask for a value (its answer cannot be recognised by its form)."""
     asked = asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
     if not asked.wants_value:
         return None
-    return any(answer_strength(asked, e.quote, question) >= ANSWER_FOUND for e in direct_evidence(plan, evidence))
+    return any(states_value(asked, e, question) for e in direct_evidence(plan, evidence))
 
 
 def answer_certainty(

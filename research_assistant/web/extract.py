@@ -39,10 +39,12 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from bs4 import XMLParsedAsHTMLWarning
 
-from research_assistant.web.dates import iso_date
+from research_assistant.text.dates import iso_date
+from research_assistant.text.decoding import UnreadableText, decode_text
+from research_assistant.text.html import BlockWriter, ExtractedHtml, collapse, html_to_text
+from research_assistant.text.pdf import read_pdf
+from research_assistant.text.urls import is_web_url
 from research_assistant.web.fetched import FetchedPage, FetchError
-from research_assistant.web.html_text import BlockWriter, ExtractedHtml, collapse, html_to_text
-from research_assistant.web.urls import is_web_url
 
 if TYPE_CHECKING:
     from lxml.etree import _Element
@@ -56,6 +58,9 @@ MIN_SHARE_MARKED = 1 / 3
 MIN_SHARE_UNMARKED = 0.1
 """Without a main container `html_to_text` reads the whole body, boilerplate included, so trafilatura
 legitimately keeps far less (39% on a page of anonymous <div>s); only a near-total loss is a failure."""
+MIN_TABLE_ROWS = 3
+"""With this many table rows run together (their cells kept, their rows lost), trafilatura's text is not used."""
+_TABLE_ROW = re.compile(r"^[^\n|]*\S \| \S[^\n]*$", re.MULTILINE)
 
 _HEAD_BYTES = 8192
 _MAIN_CONTAINER = re.compile(
@@ -165,8 +170,6 @@ class _Metadata:
 
 def decode_html(page: FetchedPage) -> str:
     """The markup as text: the charset the server sent, else the one the page declares, else a best guess."""
-    from research_assistant.corpus.loaders import CorpusFileError, decode_text
-
     if page.charset:
         return page.text()
     declared = _META_CHARSET.search(page.body[:_HEAD_BYTES])
@@ -177,7 +180,7 @@ def decode_html(page: FetchedPage) -> str:
             pass
     try:
         return decode_text(page.body)
-    except CorpusFileError:  # NUL bytes: hardly HTML, but decode rather than lose the page
+    except UnreadableText:  # NUL bytes: hardly HTML, but decode rather than lose the page
         return page.body.decode("utf-8", errors="replace")
 
 
@@ -228,7 +231,21 @@ def _choose_text(html: str, traf_text: str, soup_page: ExtractedHtml, code: Sequ
         return soup_page.text, "html_text"
     if len(traf_text) < (MIN_SHARE_MARKED if marked else MIN_SHARE_UNMARKED) * len(soup_page.text):
         return soup_page.text, "html_text"
+    if _rows_run_together(soup_page.text, traf_text) >= MIN_TABLE_ROWS:
+        return soup_page.text, "html_text"  # trafilatura kept a table's cells but not its rows ('%Wweek of year')
     return traf_text, "trafilatura"
+
+
+def _rows_run_together(page_text: str, traf_text: str) -> int:
+    """How many of the page's table rows trafilatura kept as words but not as rows: cells without separators,
+    as it returns a table nested in a quotation. Rows it dropped (layout, navigation) do not count."""
+    kept_rows = set(_TABLE_ROW.findall(traf_text))
+    flat = collapse(traf_text)
+    lost = 0
+    for row in _TABLE_ROW.findall(page_text):
+        if row not in kept_rows and all(collapse(cell) in flat for cell in row.split(" | ")):
+            lost += 1
+    return lost
 
 
 def _trafilatura_extract(html: str, url: str | None = None, code: Sequence[str] = ()) -> tuple[_Metadata, str] | None:
@@ -355,11 +372,9 @@ def _render(body: _Element, code: Mapping[str, str]) -> str:
 
 
 def _from_pdf(page: FetchedPage) -> ExtractedPage:
-    from research_assistant.corpus.loaders import CorpusFileError, pdf_from_bytes
-
     try:
-        loaded = pdf_from_bytes(page.body, fallback_title=_title_from_url(page.final_url))
-    except CorpusFileError as error:
+        loaded = read_pdf(page.body, fallback_title=_title_from_url(page.final_url))
+    except UnreadableText as error:
         raise ExtractionError(str(error)) from None
     return ExtractedPage(
         title=loaded.title,
@@ -374,11 +389,9 @@ def _from_pdf(page: FetchedPage) -> ExtractedPage:
 
 
 def _from_text(page: FetchedPage) -> ExtractedPage:
-    from research_assistant.corpus.loaders import CorpusFileError, decode_text
-
     try:
         text = page.text() if page.charset else decode_text(page.body)
-    except CorpusFileError as error:
+    except UnreadableText as error:
         raise ExtractionError(str(error)) from None
     text = text.replace("\r\n", "\n").strip()
     if not text:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from research_assistant.knowledge.text import content_terms, words
+from research_assistant.reasoning.answers import without_framing
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, DOMAINS, NUMERIC_CUES, RECENCY_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType
+from research_assistant.text.tokens import content_terms, words
 
 _COMPARATIVE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|vs\.?|versus|differences? between|differ(?:s|ence)? from|"
@@ -123,6 +124,7 @@ def cached_analysis(question: str) -> QueryAnalysis:
 
 def analyze_question(question: str) -> QueryAnalysis:
     """The full `QueryAnalysis` of a question; deterministic and instant."""
+    question = without_framing(question)
     entities = extract_entities(question)
     query_type = classify(question)
     quick = query_type in (QueryType.FACTUAL, QueryType.DEFINITIONAL) and len(words(question)) <= 14

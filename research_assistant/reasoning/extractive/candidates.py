@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import words
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import Sentence, is_informative, looks_like_code, split_sentences
 from research_assistant.schemas import Passage
+from research_assistant.text.tokens import words
 
 _SIGNATURE = re.compile(r"^@?(?:class\s+)?[A-Za-z_][\w.]*\([^()]{0,80}\)(?:\s*->\s*[\w.\[\], ]+)?:?$")
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
@@ -138,9 +138,12 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
     rest = sentences[position + 1 :]
     if sentence.text.rstrip().endswith(":"):
         end, segment, item_start = sentence.end, sentence.segment, sentence.start
-        for item in rest:
+        for offset, item in enumerate(rest):
             if item.end - sentence.start > _LIST_MAX_CHARS or text[end : item.start].count("\n") > 2:
                 break
+            after = rest[offset + 1] if offset + 1 < len(rest) else None
+            if _is_heading(item, after) and not _TERM.match(item.text.strip()):
+                break  # the next section's heading: the list has ended
             if item.segment != segment:
                 segment, item_start = item.segment, item.start
             elif segment == sentence.segment:

@@ -9,10 +9,10 @@ near-duplicates. Every quote is an exact span of its passage's text.
 from __future__ import annotations
 
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates
-from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, score_candidates
+from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
 from research_assistant.reasoning.extractive.signals import collapse, evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
-from research_assistant.schemas import Evidence, Passage, SubQuestion
+from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
 
 SAME_SOURCE_PENALTY = 0.85
 """Each item already taken from a source multiplies that source's next candidates by this."""
@@ -27,6 +27,12 @@ def _overlaps(a: Candidate, b: Candidate) -> bool:
     return a.passage_index == b.passage_index and a.start < b.end and b.start < a.end
 
 
+def _judged_answer(relevance: float, strength: float) -> float:
+    """How surely the quote answers its sub-question: its answer strength, scaled down when the quote is only
+    loosely relevant ('Defaults to 78.' about e-mail lines, for a question on a style guide's line length)."""
+    return strength * min(1.0, relevance / STRONG_RELEVANCE)
+
+
 def extract_evidence(
     question: str,
     sub_question: SubQuestion,
@@ -34,12 +40,14 @@ def extract_evidence(
     limit: int,
     embedder: Embedder,
     min_relevance: float = MIN_RELEVANCE,
+    *,
+    analysis: QueryAnalysis | None = None,
 ) -> list[Evidence]:
     """At most `limit` evidence items, best first, from different sources where possible."""
     if limit <= 0 or not passages:
         return []
     found = candidates(passages)
-    scored = score_candidates(question, sub_question, passages, found, embedder)
+    scored = score_candidates(question, sub_question, passages, found, embedder, analysis)
     scores = [relevance for relevance, _ in scored]
     pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
@@ -75,7 +83,7 @@ def extract_evidence(
                 source_id=source_id,
                 sub_question_id=sub_question.id,
                 score=round(min(1.0, scores[i]), 4),
-                answer=round(scored[i][1], 4),
+                answer=round(_judged_answer(scores[i], scored[i][1]), 4),
             )
         )
     return evidence

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import STOPWORDS, content_terms
 from research_assistant.reasoning.extractive.signals import is_negated
+from research_assistant.text.tokens import STOPWORDS, content_terms
 
 _NAMED_NUMBER = re.compile(r"\b[A-Z][\w+#-]*\s+v?\d+(?:\.\d+)*\b")
 YEAR = re.compile(r"1[5-9]\d\d|20\d\d")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import STOPWORDS, words
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS, TRAILING_FRAMING
+from research_assistant.text.tokens import STOPWORDS, words
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#_)]|[A-Za-z0-9]")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80})'(?!\w)|`([^`]{1,80})`")

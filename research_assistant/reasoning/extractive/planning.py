@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from research_assistant.context import DepthProfile
-from research_assistant.knowledge.text import content_terms, normalize_query
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.reasoning.extractive.slots import (
@@ -33,6 +32,7 @@ from research_assistant.reasoning.extractive.templates import (
     Template,
 )
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType, ResearchPlan, SubQuestion
+from research_assistant.text.tokens import content_terms, normalize_query
 
 __all__ = ["build_plan", "cause_and_effect", "comparison_sides", "keyword_query", "without_repeats"]
 
@@ -105,6 +105,12 @@ def build_plan(question: str, analysis: QueryAnalysis, profile: DepthProfile) ->
                 queries.append(query)
         priority = min(5, 1 + number // 2)
         sub_questions.append(SubQuestion(id=f"q{number}", text=text, priority=priority, queries=queries))
+    return framed_plan(sub_questions, analysis, profile)
+
+
+def framed_plan(sub_questions: list[SubQuestion], analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
+    """A plan of `sub_questions` with the depth's least sources and evidence, and completion criteria that
+    say so."""
     quick = analysis.intent is Intent.QUICK_ANSWER
     min_sources = max(2, min(profile.sub_questions, profile.max_sources // 2) - int(quick))
     min_sources = min(min_sources, max(1, profile.max_sources))

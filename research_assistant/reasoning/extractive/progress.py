@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from research_assistant.knowledge.text import normalize_query
 from research_assistant.reasoning.confidence import confidence_score, value_found
-from research_assistant.reasoning.extractive.analysis import cached_analysis
+from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.reformulation import gap_queries
 from research_assistant.reasoning.extractive.relations import find_conflicts
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE
@@ -20,10 +19,12 @@ from research_assistant.schemas import (
     Coverage,
     Evidence,
     ProgressAssessment,
+    QueryAnalysis,
     ResearchPlan,
     SearchQuery,
     SourceRecord,
 )
+from research_assistant.text.tokens import normalize_query
 
 QUERIES_PER_GAP = 2
 
@@ -83,9 +84,11 @@ def assess_progress(
     iteration: int,
     search_history: list[str],
     embedder: Embedder,
+    analysis: QueryAnalysis | None = None,
 ) -> ProgressAssessment:
-    """Coverage, confidence, gaps and, for the gaps, queries that were never run."""
-    analysis = cached_analysis(question)
+    """Coverage, confidence, gaps and, for the gaps, queries that were never run; `analysis`: the question's,
+    as the run made it (analysed here when not given)."""
+    analysis = analysis or analyze_question(question)
     items = unique_evidence(evidence)
     coverage = coverage_of(plan, items, question)
     conflicts = find_conflicts(distinct_claims(items), embedder, question)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import content_terms
+from research_assistant.reasoning.answers import asked_for, without_context, without_framing
 from research_assistant.reasoning.extractive.analysis import cached_analysis, classify, expected_answer
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_keywords
 from research_assistant.reasoning.extractive.shapes import defined_subject
-from research_assistant.reasoning.extractive.terms import synonyms, terms_of
+from research_assistant.reasoning.extractive.terms import synonyms
 from research_assistant.schemas import QueryAnalysis, QueryType, SubQuestion
+from research_assistant.text.tokens import content_terms, terms_of
 
 GENERIC_TERMS: frozenset[str] = frozenset(
     content_terms(
@@ -87,16 +88,17 @@ def _concepts(analysis: QueryAnalysis, sub_question: str, topic: list[str]) -> l
     return concepts
 
 
-def build_query(question: str, sub_question: SubQuestion) -> Query:
-    """The query for one sub-question of `question`: concepts, weighted terms and the expected answer shape."""
-    analysis = cached_analysis(question)
+def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysis | None = None) -> Query:
+    """The query for one sub-question of `question`: concepts, weighted terms and the expected answer shape;
+    `analysis`: the question's, as the run made it (analysed here, once per question, when not given)."""
+    analysis = analysis or cached_analysis(question)
     topic = terms_of(" ".join([*analysis.keywords, *analysis.entities])) or terms_of(question)
-    sub_terms = _asked_terms(sub_question.text)
+    sub_terms = _asked_terms(without_framing(sub_question.text))
     specific = [t for t in sub_terms if t in topic or t not in GENERIC_TERMS]
     focused = [t for t in topic if t in specific]
     lowered = sub_question.text.lower()
     entities = [e for e in analysis.entities if e.lower() in lowered] or analysis.entities
-    concepts = _concepts(analysis, sub_question.text, topic)
+    concepts = _concepts(analysis, without_framing(sub_question.text), topic)
     core: dict[str, float] = {}
     for concept in concepts:
         for term in concept.terms:
@@ -113,8 +115,10 @@ def build_query(question: str, sub_question: SubQuestion) -> Query:
                 expanded[synonym] = max(expanded.get(synonym, 0.0), weight / 2)
     subject = [t for t in specific if t not in GENERIC_TERMS] or topic
     kind = expected_answer(sub_question.text)
+    if kind is None and asked_for(sub_question.text).kind == "definition":
+        kind = "definition"  # 'In the Apache HTTP Server, what is a handler?'
     if kind == "definition":
-        subject = defined_subject(sub_question.text) or subject
+        subject = defined_subject(without_context(sub_question.text)) or subject
     if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2:
         kind = "comparison"
     if kind is None and classify(sub_question.text) is QueryType.PROCEDURAL:

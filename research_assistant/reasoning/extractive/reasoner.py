@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from research_assistant.context import DepthProfile
+from research_assistant.reasoning.base import WithoutModels
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.planning import build_plan
@@ -23,7 +24,7 @@ from research_assistant.schemas import (
 )
 
 
-class ExtractiveReasoner:
+class ExtractiveReasoner(WithoutModels):
     """Rules for analysis and planning; BM25 + embedding similarity for evidence; MMR for the report.
 
     Needs no network and no model download: the same inputs always give the same outputs.
@@ -43,9 +44,14 @@ class ExtractiveReasoner:
         return build_plan(question, analysis, profile)
 
     async def extract(
-        self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int
+        self,
+        question: str,
+        sub_question: SubQuestion,
+        passages: list[Passage],
+        limit: int,
+        analysis: QueryAnalysis | None = None,
     ) -> list[Evidence]:
-        return extract_evidence(question, sub_question, passages, limit, self.embedder)
+        return extract_evidence(question, sub_question, passages, limit, self.embedder, analysis=analysis)
 
     async def evaluate(
         self,
@@ -55,8 +61,9 @@ class ExtractiveReasoner:
         sources: list[SourceRecord],
         iteration: int,
         search_history: list[str],
+        analysis: QueryAnalysis | None = None,
     ) -> ProgressAssessment:
-        return assess_progress(question, plan, evidence, sources, iteration, search_history, self.embedder)
+        return assess_progress(question, plan, evidence, sources, iteration, search_history, self.embedder, analysis)
 
     async def synthesize(
         self,

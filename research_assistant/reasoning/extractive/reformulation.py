@@ -15,14 +15,13 @@ already chosen.
 
 from __future__ import annotations
 
-from research_assistant.knowledge.text import STOPWORDS, content_terms, normalize_query, words
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, FRAMING_WORDS, NEGATIONS
 from research_assistant.reasoning.extractive.planning import keyword_query, without_repeats
 from research_assistant.reasoning.extractive.query import GENERIC_TERMS
 from research_assistant.reasoning.extractive.signals import collapse
-from research_assistant.reasoning.extractive.terms import terms_of
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence, QueryAnalysis, SubQuestion
+from research_assistant.text.tokens import STOPWORDS, content_terms, normalize_query, terms_of, words
 
 _NOT_FEEDBACK = STOPWORDS | FRAMING_WORDS | AUXILIARY_VERBS | NEGATIONS
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import STOPWORDS, content_terms, words
 from research_assistant.reasoning.extractive.measures import (
     MAX_FIGURES,
     MONTHS,
@@ -37,9 +36,11 @@ from research_assistant.reasoning.extractive.measures import (
     share,
     terms,
 )
-from research_assistant.reasoning.extractive.signals import is_negated, numbers_in
+from research_assistant.reasoning.extractive.signals import is_negated
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence
+from research_assistant.text.figures import numbers_in
+from research_assistant.text.tokens import STOPWORDS, content_terms, words
 
 CONSENSUS_COSINE = 0.62
 CONSENSUS_JACCARD = 0.4

@@ -9,7 +9,8 @@ Each candidate gets features in 0..1 and a raw relevance
           + 0.10 * focus: the subject appears in the sentence's first words (idf-weighted)
           + bonuses: the answer's expected shape (a figure for 'how many', a date for 'when',
             a definition or API signature for 'what is', a contrast for comparisons, an
-            instruction for 'how do I') and the question's entities )
+            instruction for 'how do I'), the question's entities, a table row or entry keyed
+            by a name the question uses, and a section heading made of the question's words )
         * a length factor (very short or very long sentences lose a little)
         * (0.4 + 0.6 * concept coverage);
 
@@ -28,18 +29,19 @@ is never evidence.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from research_assistant.knowledge.text import content_terms, names_in, quoted_literals, words
 from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
-from research_assistant.reasoning.extractive.terms import synonyms, terms_of, with_identifier_matches
+from research_assistant.reasoning.extractive.terms import synonyms, with_identifier_matches
 from research_assistant.reasoning.extractive.vectors import Embedder
-from research_assistant.schemas import Passage, SubQuestion
+from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
+from research_assistant.text.tokens import content_terms, names_in, quoted_literals, terms_of, words
 
 SCORE_SCALE = 1.3
 """Raw relevance (weighted parts plus bonuses) divided by this gives the 0..1 score."""
@@ -49,6 +51,15 @@ MISSING_SHAPE_FIT = 0.8
 """A 'how many' or 'when' question is not answered by a sentence without a figure or a date."""
 VERSION_NOTE = re.compile(r"^(?:changed|new|added|deprecated|removed) (?:in|since) version\b", re.IGNORECASE)
 VERSION_NOTE_FIT = 0.6
+META_SENTENCE = re.compile(
+    r"^(?:\S+\s+){0,12}?(?:this|these|the following|the present)\s+(?:document|section|page|chapter|article|"
+    r"guide|tutorial|howto|manual|notes?)\s+(?:\w+\s+){0,3}?(?:describes?|explains?|covers?|discusses|attempts|"
+    r"shows|is available|documents|introduces|gives|summari[sz]es?|outlines?)\b",
+    re.IGNORECASE,
+)
+META_SENTENCE_FIT = 0.4
+"""'This document describes ...': about the document, not the subject; such a sentence repeats the question's
+words and points to the answer without giving it."""
 """'Changed in version 3.7: ...' notes in reference documentation record history; they rarely answer."""
 ANSWER_WEIGHT = 0.3
 """How much holding the asked-for thing adds to a span's raw relevance."""
@@ -60,6 +71,8 @@ SHAPED_ANSWERS = {"definition": 0.2, "comparison": 0.16, "procedure": 0.16}
 """`shape_bonus` at which a span answers these kinds outright: a definition of the subject (a glossary or API
 entry, '<subject> is a ...'). A contrast naming both sides (0.12) or an instruction with its command (0.12)
 reach three quarters: their form alone does not prove they answer."""
+ANSWERING_CONCEPTS = 0.5
+"""Concept coverage below which a span holding a value of the asked kind may be about something else."""
 STRONG_RELEVANCE = 0.4
 """At or above this a sentence answers its sub-question well; progress counts such items."""
 
@@ -94,6 +107,12 @@ class Features:
         base = 0.45 * self.bm25 + 0.20 * self.cosine + 0.10 * self.prior + 0.15 * self.concepts + 0.10 * self.focus
         base += ANSWER_WEIGHT * self.answer
         return (base + self.bonus) * self.length * self.shape_fit * (0.4 + 0.6 * self.concepts)
+
+    @property
+    def judged_answer(self) -> float:
+        """How surely the span answers: its answer strength, less when it touches few of the question's
+        concepts ('Defaults to 78.' about e-mail lines, for the line length a style guide recommends)."""
+        return self.answer * min(1.0, self.concepts / ANSWERING_CONCEPTS)
 
     @property
     def rank(self) -> float:
@@ -165,9 +184,10 @@ def candidate_features(
     passages: list[Passage],
     found: list[Candidate],
     embedder: Embedder,
+    analysis: QueryAnalysis | None = None,
 ) -> list[Features | None]:
     """The relevance features of every candidate; None for those that may never be evidence."""
-    query = build_query(question, sub_question)
+    query = build_query(question, sub_question, analysis)
     asked = asked_for(sub_question.text)
     literals = quoted_literals(sub_question.text)
     names = names_in(sub_question.text)
@@ -181,6 +201,10 @@ def candidate_features(
         b=0.5,
     )
     prior = _rank_prior(passages)
+    asked_terms = frozenset(terms_of(sub_question.text))
+    # Rows of a table that has a row keyed by an asked name are about other things; elsewhere a name the
+    # question uses ('JSON', 'SQLite') says nothing about which row is meant.
+    keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c)[0]}
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
     idf = index.rarity({t: 1.0 for concept in query.concepts for t in concept.terms})
@@ -190,8 +214,17 @@ def candidate_features(
     features: list[Features | None] = []
     for i, candidate in enumerate(found):
         # The first sentence under a term line reads with it ('global interpreter lock' / 'The mechanism ...').
-        present = set(terms[i]) | (set(terms_of(candidate.heading)) if candidate.lead else set())
-        if not any(t in present for t in query.required):
+        heading = set(terms_of(candidate.heading))
+        titled_by_question = heading_bonus(asked_terms, "" if candidate.row else candidate.heading)
+        # The section's own heading reads with each of its sentences when it is the question's own words.
+        present = set(terms[i]) | (heading if candidate.lead or titled_by_question else set())
+        keyed = key_fit(names, candidate)
+        if candidate.row and (candidate.passage_index, candidate.heading) not in keyed_tables:
+            keyed = (keyed[0], 1.0)  # no row of this table is the one asked about: none is another one
+        # Anything under a heading or term line is about what it names ('PYTHONHASHSEED' / 'The integer must
+        # be ...'), so a sentence that leaves its subject to the heading may still be evidence; so is a row
+        # keyed by a name too short to be a search term ('%W | week of year: 00-53').
+        if not keyed[0] and not any(t in present or t in heading for t in query.required):
             features.append(None)
             continue
         titled = f"{passages[candidate.passage_index].title}. {candidate.heading}. {candidate.focal}"
@@ -205,9 +238,10 @@ def candidate_features(
         # A table row is read with its header row ('Item | Upper Limit' over 'field size | 1 GB').
         answered = f"{candidate.heading}\n{candidate.quote}" if candidate.row else candidate.quote
         answer = answer_strength(asked, answered, sub_question.text)
-        keyed = key_fit(names, candidate)
         if query.kind in SHAPED_ANSWERS and asked.kind in (None, query.kind):  # `shape_bonus` knows the subject
             answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
+        if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
+            answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(
             Features(
@@ -225,15 +259,38 @@ def candidate_features(
                 + phrases
                 + entity_bonus(query.entities, candidate.quote)
                 + literal_bonus(literals, candidate.quote)
-                + keyed[0],
+                + keyed[0]
+                + titled_by_question,
                 length=1.0 if row_key(candidate) is not None else length_factor(candidate.focal),  # short by nature
                 shape_fit=_answer_fit(asked, answer, candidate, sub_question.text, literals)
                 * keyed[1]
-                * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape else 1.0)
-                * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0),
+                * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape and _value_asked(asked) else 1.0)
+                * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0)
+                * (META_SENTENCE_FIT if META_SENTENCE.match(candidate.focal) else 1.0),
             )
         )
     return features
+
+
+COMPARED_IN_SECTION = 0.75
+"""The answer strength of a sentence about either side under a heading that is the comparison asked about."""
+HEADING_BONUS = 0.12
+"""For a sentence in a section whose heading is made of the question's own words ('Differences between FTS3 and
+FTS4' for 'What are the main differences between FTS3 and FTS4?'): the section is about what was asked."""
+
+
+HEADING_SHARE = 0.75
+"""The share of a heading's terms the question must use for the heading to be the question's own (half will
+do when three or more are shared: 'How the server selects the proper name-based virtual host')."""
+
+
+def heading_bonus(asked_terms: frozenset[str], heading: str) -> float:
+    """`HEADING_BONUS` when the question uses at least two terms of the heading and nearly all of them; a
+    one-word heading ('Overview') says little, and one shared word ('JSON arguments') is not the topic."""
+    terms = set(terms_of(heading))
+    shared = len(terms & asked_terms)
+    own = (shared >= 2 and shared >= HEADING_SHARE * len(terms)) or (shared >= 3 and shared >= len(terms) / 2)
+    return HEADING_BONUS if own else 0.0
 
 
 LITERAL_BONUS = 0.15
@@ -254,26 +311,54 @@ the row or entry is about exactly what was asked ('h | short | integer | 2' for 
 '%ar' / 'author date, relative' for the %ar placeholder)."""
 
 
+ENTRY_KEY_BONUS = 0.25
+"""For a sentence further down an entry whose term line is a name the question uses ('PYTHONHASHSEED' /
+... / 'The integer must be a decimal number in the range [0,4294967295].'): about the asked thing too, but
+one of several sentences, so what it holds of the answer decides among them."""
+
+
+def _unquoted(key: str) -> str:
+    return key.strip().strip("'\"`‘’“” ")
+
+
 def row_key(candidate: Candidate) -> str | None:
     """What a table row or a definition-list entry is keyed by: its first cell, or its term line."""
     if candidate.row:
-        key = candidate.quote.split(" | ", 1)[0]
-    elif candidate.lead and candidate.heading and candidate.quote.startswith(candidate.heading):
-        key = candidate.heading
-    else:
-        return None
-    return key.strip().strip("'\"`‘’“” ")
+        return _unquoted(candidate.quote.split(" | ", 1)[0])
+    if candidate.lead and candidate.heading and candidate.quote.startswith(candidate.heading):
+        return _unquoted(candidate.heading)
+    return None
+
+
+_ARGUMENT = re.compile(r"[=\s\[(<].*$")
+"""What follows an option's or a function's name in its term line ('--depth <depth>', '--depth=<depth>')."""
+
+
+def _keyed_by(key: str, names: set[str]) -> bool:
+    """Whether a row's or entry's key is an asked name, its arguments aside ('--depth <depth>' for '--depth')."""
+    bare = _ARGUMENT.sub("", key) or key
+    return any(k in names or f"{k}()" in names for k in (key, key.rstrip("()"), bare))
+
+
+def _value_asked(asked: Asked) -> bool:
+    """Whether the sub-question asks for a value, or gives no sign of what it asks (then the expected shape
+    of the analysis decides)."""
+    return asked.kind is None or asked.wants_value
 
 
 def key_fit(names: set[str], candidate: Candidate) -> tuple[float, float]:
     """(bonus, factor) for a row or entry: `KEY_BONUS` when its key is a name the question uses, and
-    `OTHER_KEY_FIT` when the question names something and the row is keyed by something else."""
-    key = row_key(candidate)
-    if key is None or not names:
+    `OTHER_KEY_FIT` when the question names something and the row is keyed by something else. A sentence
+    further down an entry whose term is an asked name gets `ENTRY_KEY_BONUS`."""
+    if not names:
         return 0.0, 1.0
-    if key in names or key.rstrip("()") in names or f"{key}()" in names:
-        return KEY_BONUS, 1.0
-    return 0.0, OTHER_KEY_FIT
+    key = row_key(candidate)
+    if key is None:
+        term = _unquoted(candidate.heading)
+        entry = bool(term) and len(term.split()) <= 3 and term[:1] in "-%$@_" + string.ascii_letters
+        entry = entry and bool(names_in(term)) and _keyed_by(term, names)
+        return (ENTRY_KEY_BONUS, 1.0) if entry else (0.0, 1.0)
+    return (KEY_BONUS, 1.0) if _keyed_by(key, names) else (0.0, OTHER_KEY_FIT)
 
 
 def _answer_fit(asked: Asked, answer: float, candidate: Candidate, question: str, literals: list[str]) -> float:
@@ -294,8 +379,9 @@ def score_candidates(
     passages: list[Passage],
     found: list[Candidate],
     embedder: Embedder,
+    analysis: QueryAnalysis | None = None,
 ) -> list[tuple[float, float]]:
-    """(relevance, answer strength) of every candidate for the sub-question; relevance uncapped (see
+    """(relevance, judged answer strength) of every candidate for the sub-question; relevance uncapped (see
     `Features.rank`), (0.0, 0.0) for those that may never be evidence."""
-    features = candidate_features(question, sub_question, passages, found, embedder)
-    return [(f.rank, f.answer) if f is not None else (0.0, 0.0) for f in features]
+    features = candidate_features(question, sub_question, passages, found, embedder, analysis)
+    return [(f.rank, f.judged_answer) if f is not None else (0.0, 0.0) for f in features]

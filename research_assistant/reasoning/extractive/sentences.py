@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from research_assistant.knowledge.text import words
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, NAVIGATION_PHRASES
+from research_assistant.text.tokens import words
 
 _LINE = re.compile(r"[^\n]*\n?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>|#]|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")

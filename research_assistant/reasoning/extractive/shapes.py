@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.knowledge.text import STOPWORDS, content_terms
 from research_assistant.reasoning.extractive.sentences import MAX_SENTENCE_CHARS
-from research_assistant.reasoning.extractive.signals import collapse, defines, has_date, has_name, numbers_in
-from research_assistant.reasoning.extractive.terms import terms_of
+from research_assistant.reasoning.extractive.signals import collapse, defines, has_name
+from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
+from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 
 _CONTRAST = re.compile(
     r"\b(?:than|whereas|while|unlike|compared|contrast|differ\w*|however|instead|but|both|neither)\b", re.IGNORECASE
@@ -36,40 +36,28 @@ _INSTRUCTION = re.compile(
 _CODE_TOKEN = re.compile(r"\b[A-Za-z_][\w.]*\(\w*\)|`[^`]+`|\b\w+\.\w+\.\w+\b|--\w")
 
 
-_HOW_MANY = re.compile(r"\bhow many ([a-z][\w-]*)", re.IGNORECASE)
 _TITLE_CASE = re.compile(r"^(?:[A-Z][\w'-]*\s+)+[A-Z][\w'-]*$")
 
 
-_LABEL = re.compile(r"\b([A-Z][\w-]*)\s+\d+(?:\.\d+)*\b")
+_STANDARD = re.compile(STANDARD_NAME, re.IGNORECASE)
+_LABEL = re.compile(r"\b([A-Z][a-z-]*)\s+\d+(?:\.\d+)*\b")
+"""'Line 7', 'Python 3.12'; not a setting with its value ('KeepAliveTimeout 5', 'MAX_PATH 260')."""
 
 
 def _without_labels(text: str) -> str:
-    """The text without numbers that name rather than count: 'Line 7', 'Python 3.12' (not 'In 2023')."""
+    """The text without numbers that name rather than count: 'Line 7', 'Python 3.12', 'RFC 7159' (not
+    'In 2023')."""
+    text = _STANDARD.sub(" ", text)
     return _LABEL.sub(lambda m: m.group(0) if m.group(1).lower() in STOPWORDS else " ", text)
-
-
-def counts_asked_thing(question: str, quote: str) -> bool:
-    """Whether the quote gives a figure for what 'how many X' asks about: '... six lines', '48 low-floor trams'."""
-    asked = _HOW_MANY.search(question)
-    if asked is None:
-        return False
-    thing = terms_of(asked.group(1))
-    if not thing:
-        return False
-    tokens = quote.split()
-    for i, token in enumerate(tokens):
-        if numbers_in(token) and any(terms_of(word) == thing for word in tokens[i + 1 : i + 4]):
-            return True
-    return False
 
 
 def defined_subject(text: str) -> list[str]:
     """The terms of what 'What is the X in Y?' or 'What does the X function do?' defines: X, without the
     qualifier after a preposition or a category word ('function', 'module') next to a name."""
-    match = _WHAT_IS.match(text.strip()) or _WHAT_DOES.match(text.strip())
+    match = _WHAT_DOES.match(text.strip()) or _WHAT_IS.match(text.strip())  # "what is meant by X" first
     if match is None:
         return []
-    subject = next(group for group in match.groups() if group)
+    subject = next(group for group in match.groups() if group).split(",")[0]  # '..., as described in X'
     head = re.split(r"\b(?:in|of|for|on|with|within|under|at|from|by|when|used)\b", subject, maxsplit=1)[0]
     terms = content_terms(head)
     named = [t for t in terms if t not in _CATEGORY_WORDS]

@@ -5,17 +5,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from research_assistant.knowledge.text import content_terms, words
 from research_assistant.reasoning.extractive.lexicon import NEGATIONS
+from research_assistant.text.tokens import content_terms, words
 
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s?(%|percent\b))?(?![\w])")
-_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-_MONTH = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}\b|\b\d{1,2}\s+(?:january|february|march|april|may|"
-    r"june|july|august|september|october|november|december)\b",
-    re.IGNORECASE,
-)
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+")
 _SPACE = re.compile(r"\s+")
 _DEFINING = re.compile(
@@ -31,42 +23,6 @@ _THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
 def collapse(text: str) -> str:
     """Whitespace collapsed to single spaces, ends stripped."""
     return _SPACE.sub(" ", text).strip()
-
-
-_SMALL_NUMBERS = (
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
-)
-_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | {
-    "eighteen": "18",
-    "nineteen": "19",
-    "twenty": "20",
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "hundred": "100",
-    "dozen": "12",
-    "thousand": "1000",
-}
-"""Figures written as words; not 'one' or 'zero', since 'one of' and 'no one' are rarely figures."""
-_NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
-
-
-def numbers_in(text: str) -> list[str]:
-    """Numbers as written ('1,000' becomes '1000'; 'six' becomes '6'), in order, without repeats."""
-    found: list[str] = []
-    for match in _NUMBER.finditer(text):
-        value = match.group(1).replace(",", "") + ("%" if match.group(2) else "")
-        if value not in found:
-            found.append(value)
-    for match in _NUMBER_WORD.finditer(text):
-        value = _NUMBER_WORDS[match.group(1).lower()]
-        if value not in found:
-            found.append(value)
-    return found
-
-
-def has_date(text: str) -> bool:
-    return bool(_YEAR.search(text) or _MONTH.search(text))
 
 
 def has_name(text: str, exclude: str = "") -> bool:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.knowledge.text import STOPWORDS
+from research_assistant.reasoning.answers import without_framing
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.schemas import QueryAnalysis, QueryType
+from research_assistant.text.tokens import STOPWORDS
 
 _ASPECT_OF = re.compile(
     r"^(?:the\s+)?(?:(?:main|primary|root|key|major|underlying|likely|long-term|short-term)\s+)?"
@@ -139,7 +140,7 @@ def plan_slots(question: str, analysis: QueryAnalysis) -> dict[str, str]:
     x, y = cause_and_effect(question) or (topic, "")
     verb_phrase = VERB_PHRASE.match(question)
     return {
-        **{"q": collapse(question), "t": topic, "e": entity, "k": " ".join(phrases[:4]) or topic},
+        **{"q": collapse(without_framing(question)), "t": topic, "e": entity, "k": " ".join(phrases[:4]) or topic},
         **{"a": a, "b": b, "c": context, "x": x, "y": y, "s": verb_phrase.group(1).strip() if verb_phrase else topic},
     }
 

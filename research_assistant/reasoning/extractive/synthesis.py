@@ -12,15 +12,13 @@ each part first; the key findings lead with them.
 
 from __future__ import annotations
 
-from research_assistant.knowledge.text import normalize_query
-from research_assistant.reasoning.answers import answer_strength, asked_for
-from research_assistant.reasoning.confidence import ANSWER_FOUND
+from research_assistant.reasoning.answers import asked_for
+from research_assistant.reasoning.confidence import states_value
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
 from research_assistant.reasoning.extractive.signals import collapse
-from research_assistant.reasoning.extractive.terms import terms_of
 from research_assistant.reasoning.extractive.vectors import Embedder, mmr
 from research_assistant.schemas import (
     Conflict,
@@ -37,6 +35,7 @@ from research_assistant.schemas import (
     SourceStatus,
     SubQuestion,
 )
+from research_assistant.text.tokens import normalize_query, terms_of
 
 MMR_LAMBDA = 0.7
 SECTION_FINDINGS = 4
@@ -99,7 +98,7 @@ def direct_sub_questions(question: str, plan: ResearchPlan) -> list[str]:
 
 
 def _key_findings(
-    question: str, plan: ResearchPlan, items: list[Evidence], embedder: Embedder, count: int
+    question: str, analysis: QueryAnalysis, plan: ResearchPlan, items: list[Evidence], embedder: Embedder, count: int
 ) -> list[tuple[Evidence, float]]:
     """The best findings for the question as a whole, with their relevance: direct answers (items of the
     sub-questions that ask the question or one of its parts) ranked by their own score, other aspects
@@ -108,9 +107,13 @@ def _key_findings(
     first = direct[0] if direct else ""
     pool: dict[str, Evidence] = {}
     for item in sorted(items, key=lambda e: (e.sub_question_id not in direct, -e.score, e.id)):
-        pool.setdefault(item.claim.lower(), item)  # a direct answer keeps its direct sub-question's score
+        claim = item.claim.lower()
+        # A direct answer keeps its direct sub-question's score; a sentence that another finding quotes
+        # whole (or that quotes it whole) would say the same thing twice.
+        if not any(claim in kept or kept in claim for kept in pool):
+            pool[claim] = item
     candidates = list(pool.values())
-    whole = build_query(question, SubQuestion(id=first or "q1", text=question))
+    whole = build_query(question, SubQuestion(id=first or "q1", text=question), analysis)
     query = embedder.vector(question)
     relevance = []
     for e in candidates:
@@ -162,7 +165,7 @@ def direct_answer(
     first = plan.sub_questions[0].id if plan.sub_questions else ""
     own = sorted((e for e in items if e.sub_question_id == first), key=lambda e: (-e.score, e.id))
     if asked.wants_value:
-        stating = [e for e in own if answer_strength(asked, e.quote, question) >= ANSWER_FOUND]
+        stating = [e for e in own if states_value(asked, e, question)]
         return (stating[:1], "") if stating else ([], NOT_FOUND_NOTE)
     strong = [e for e in own if e.score >= STRONG_RELEVANCE]
     return (strong[:1], "") if strong else ([], NOT_FOUND_NOTE)
@@ -232,7 +235,7 @@ def write_report(
     items = usable_evidence(evidence, sources)
     sections = _sections(plan, items, embedder)
     count = min(MAX_KEY_FINDINGS, max(3, len(sections) + 1))
-    key = _key_findings(question, plan, items, embedder, count)
+    key = _key_findings(question, analysis, plan, items, embedder, count)
     summary_size = 2 if analysis.intent is Intent.QUICK_ANSWER else 3
     summary = _summary(key, direct_sub_questions(question, plan), summary_size)  # key findings lead with it
     answer, answer_note = direct_answer(question, plan, items)

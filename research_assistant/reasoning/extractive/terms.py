@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from research_assistant.knowledge.text import content_terms
 from research_assistant.reasoning.extractive.lexicon import SYNONYM_GROUPS
-
-_IDENTIFIER_SPLIT = re.compile(r"[._]+")
+from research_assistant.text.tokens import content_terms
 
 
 @lru_cache(maxsize=1)
@@ -24,17 +21,6 @@ def _synonyms() -> dict[str, tuple[str, ...]]:
 def synonyms(term: str) -> tuple[str, ...]:
     """Other stems of the term's synonym group, if any."""
     return _synonyms().get(term, ())
-
-
-def terms_of(text: str) -> list[str]:
-    """Stemmed content terms plus identifier parts: 'sys.setrecursionlimit' adds 'sys' and 'setrecursionlimit'."""
-    terms = content_terms(text)
-    extra: list[str] = []
-    for term in terms:
-        if "." in term or "_" in term:
-            for part in _IDENTIFIER_SPLIT.split(term):
-                extra.extend(p for p in content_terms(part) if p not in terms and p not in extra)
-    return terms + extra
 
 
 def with_identifier_matches(terms: list[str], query_terms: list[str]) -> list[str]:

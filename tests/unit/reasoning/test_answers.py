@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.reasoning.answers import Asked, answer_strength, asked_for, expands
+from research_assistant.reasoning.answers import (
+    Asked,
+    answer_strength,
+    asked_for,
+    expands,
+    measured_subject,
+    without_context,
+    without_framing,
+)
+from research_assistant.reasoning.extractive.shapes import defined_subject, shape_bonus
 
 
 @pytest.mark.parametrize(
@@ -86,3 +95,42 @@ def test_a_default_needs_its_value_in_the_same_sentence_near_the_word() -> None:
     assert answer_strength(asked, "If no collating function is defined, the collating function defaults to BINARY.")
     vague = "It contains two classes, Decimal and Context. Context wraps the precision and default rounding mode."
     assert answer_strength(asked, vague) < 1.0
+
+
+def test_a_plural_of_the_acronym_itself_is_no_expansion() -> None:
+    assert expands("MPM", "For the prefork MPMs, this directive sets the maximum.") == 0.0
+    assert expands("MPM", "Apache supports Multi-Processing Modules (MPMs).") == 1.0
+
+
+def test_a_figure_of_something_other_than_the_measured_thing_answers_less() -> None:
+    question = "How large is the database file header?"
+    asked = asked_for(question)
+    assert measured_subject(question) == ["databas", "file", "header"]
+    tied = answer_strength(
+        asked, "The first 100 bytes of the database file comprise the database file header.", question
+    )
+    other = answer_strength(asked, "Every valid database begins with the following 16 bytes.", question)
+    assert tied == 1.0 > other
+
+
+def test_a_setting_with_its_value_is_a_figure_not_a_label() -> None:
+    question = "How many request header fields does the server accept?"
+    assert shape_bonus("number", "Default: | LimitRequestFields 100", question, [], set()) > 0
+    assert shape_bonus("number", "See Python 3.12 for details.", question, [], set()) == 0
+
+
+def test_words_about_where_the_answer_is_written_are_not_what_is_asked() -> None:
+    assert without_framing("What is a reverse proxy, as the Apache documentation describes it?") == (
+        "What is a reverse proxy?"
+    )
+    assert without_framing("According to the SQLite documentation, what is WAL?") == "what is WAL?"
+    kept = "What line length does the Python tutorial's coding style advice recommend?"
+    assert without_framing(kept) == kept
+    assert asked_for("In the Apache HTTP Server, what is a handler?").kind == "definition"
+
+
+def test_the_defined_subject_is_found_after_a_context_phrase_and_in_what_is_meant_by() -> None:
+    assert defined_subject(without_context("In SQLite, what is meant by the type affinity of a column?")) == [
+        "type",
+        "affin",
+    ]

@@ -93,3 +93,10 @@ def test_a_question_without_a_value_takes_its_reasoners_coverage_judgement() -> 
     assert value_found(question, plan, [NEIGHBOUR]) is None
     assert answer_certainty(question, plan, [NEIGHBOUR], half) == 0.5
     assert answer_certainty(question, plan, [NEIGHBOUR], FULL) == 1.0
+
+
+def test_a_value_the_reasoner_judged_off_topic_does_not_count_as_found() -> None:
+    judged_off_topic = ANSWER.model_copy(update={"answer": 0.3})
+    assert value_found(QUESTION, PLAN, [judged_off_topic]) is False
+    assert _score([judged_off_topic]) < 80
+    assert value_found(QUESTION, PLAN, [ANSWER.model_copy(update={"answer": 0.9})]) is True

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from research_assistant.knowledge.text import names_in
 from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.scoring import KEY_BONUS, key_fit
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, SubQuestion
+from research_assistant.text.tokens import names_in
 
 SYS_DOCS = Passage(
     source_id="S-sys",
@@ -267,3 +267,98 @@ def test_a_definition_list_entry_is_a_candidate_with_its_term_and_keyed_by_it() 
     assert key_fit(names, entries["%ar\n\nauthor date, relative"]) == (KEY_BONUS, 1.0)
     assert key_fit(names, entries["%at\n\nauthor date, UNIX timestamp"])[1] < 1.0
     assert not any(c.quote.startswith("Placeholders") for c in found), "a heading over prose is no entry"
+
+
+ENVIRONMENT = (
+    "Environment variables\n\n"
+    "PYTHONHASHSEED\n\n"
+    "If this variable is not set or set to random, a random value is used to seed the hashes of str and bytes "
+    "objects. If PYTHONHASHSEED is set to an integer value, it is used as a fixed seed for generating the "
+    "hash() of the types covered by the hash randomization.\n\n"
+    "Its purpose is to allow repeatable hashing, such as for selftests for the interpreter itself.\n\n"
+    "The integer must be a decimal number in the range [0,4294967295]. Specifying the value 0 will disable hash "
+    "randomization.\n\n"
+    "PYTHONIOENCODING\n\n"
+    "If this is set before running the interpreter, it overrides the encoding used for stdin/stdout/stderr."
+)
+
+
+def test_a_sentence_that_leaves_its_subject_to_the_entry_term_still_answers() -> None:
+    quote = _best("What values may the PYTHONHASHSEED environment variable be set to?", ENVIRONMENT)
+    assert quote.startswith("The integer must be a decimal number in the range [0,4294967295].")
+
+
+def test_an_option_entry_is_keyed_by_the_option_name_without_its_argument() -> None:
+    text = "Options\n\n--depth <depth>\n\nCreate a shallow clone with a history truncated to that many commits."
+    entry = next(c for c in candidates([Passage(source_id="s1", text=text)]) if c.heading == "--depth <depth>")
+    assert key_fit(names_in("Does a clone made with --depth fetch all branches?"), entry)[0] > 0
+
+
+def test_a_row_keyed_by_a_name_too_short_to_search_for_is_still_evidence() -> None:
+    table = (
+        "Format substitutions\n\n"
+        "Substitution | Meaning\n\n%d | day of month: 00\n\n%j | day of year: 001-366\n\n%W | week of year: 00-53"
+    )
+    quote = _best("In the strftime() function, what does the %W substitution produce?", table, title="Date functions")
+    assert quote == "%W | week of year: 00-53"
+
+
+def test_a_list_under_a_lead_in_ends_at_the_next_heading() -> None:
+    text = (
+        "LimitRequestBody\n\n"
+        "To limit the size of an upload to 100K, you might use the following directive:\n\n"
+        "LimitRequestBody 102400\n\n"
+        "LimitRequestFields Directive\n\n"
+        "Limits the number of HTTP request header fields."
+    )
+    spans = [c.quote for c in candidates([Passage(source_id="s1", text=text)])]
+    assert not any("LimitRequestFields Directive" in span for span in spans)
+
+
+def test_a_judged_answer_needs_the_question_s_concepts_not_only_a_value_of_its_kind() -> None:
+    question = "What maximum line length does the tutorial's coding style advice recommend?"
+    mail = Passage(
+        source_id="s1",
+        title="email.policy",
+        text="Policies\n\nmax_line_length | The maximum length of lines in a serialized message. Defaults to 78.",
+    )
+    found = extract_evidence(question, SubQuestion(id="q1", text=question), [mail], 3, Embedder())
+    assert all((item.answer or 0) < 0.75 for item in found)
+
+
+def test_a_definition_question_with_a_context_phrase_first_prefers_the_definition() -> None:
+    text = (
+        "Handlers\n\n"
+        "This document describes the use of Apache's handlers.\n\n"
+        "What is a Handler\n\n"
+        'A "handler" is an internal representation of the action to be performed when a file is called. '
+        "Handlers can be built into the server or included in a module."
+    )
+    quote = _best("In the Apache HTTP Server, what is a handler?", text, title="Apache's Handler Use")
+    assert quote.startswith('A "handler" is an internal representation')
+
+
+def test_a_section_titled_with_the_comparison_asked_about_answers_it() -> None:
+    text = (
+        "Overview\n\n"
+        "FTS3 and FTS4 are virtual table modules that allow users to perform full-text searches on documents.\n\n"
+        "Differences between FTS3 and FTS4\n\n"
+        "FTS4 contains query performance optimizations that may significantly improve the performance of "
+        "full-text queries that contain very common terms."
+    )
+    question = "What are the main differences between the FTS3 and FTS4 full-text search extensions?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s1", text=text)], 1, Embedder()
+    )
+    assert found[0].quote.startswith("FTS4 contains query performance optimizations")
+
+
+def test_a_sentence_about_the_document_loses_to_one_about_the_subject() -> None:
+    text = (
+        "Virtual hosts\n\n"
+        "This document describes how the server decides which virtual host serves a request.\n\n"
+        "The host name of each request is compared with the ServerName of every host, and the first host "
+        "that matches it is used."
+    )
+    quote = _best("How does the server decide which virtual host serves a request?", text, title="Virtual hosts")
+    assert quote.startswith("The host name of each request is compared")

@@ -201,3 +201,14 @@ def test_the_summary_answers_each_part_of_a_compound_question_first() -> None:
     assert [f.evidence_ids for f in result.summary] == [["E1"], ["E3"], ["E4"]]
     key = [f.evidence_ids[0] for f in result.key_findings]
     assert key[:3] == ["E1", "E3", "E4"]  # the key findings lead with the direct answers; background comes later
+
+
+def test_a_sentence_that_a_longer_key_finding_quotes_whole_is_not_a_key_finding_again() -> None:
+    whole = (
+        "By default, Python sets the recursion limit to 1000, and a program that recurses deeper raises a "
+        "RecursionError. The recursion limit is the maximum depth of the Python interpreter stack."
+    )
+    part = "The recursion limit is the maximum depth of the Python interpreter stack."
+    result = report([item(1, "q1", "S1", whole, 0.9), item(2, "q2", "S2", part, 0.8), *EVIDENCE[3:]])
+    key_ids = [i for f in result.key_findings for i in f.evidence_ids]
+    assert "E1" in key_ids and "E2" not in key_ids

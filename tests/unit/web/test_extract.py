@@ -341,3 +341,25 @@ LONG_TEXT = "The council approved the new fares. " * 20
 )
 def test_looks_script_only(html: str, text: str, expected: bool) -> None:
     assert looks_script_only(html, text, min_chars=400) is expected
+
+
+def test_a_table_whose_rows_trafilatura_runs_together_is_read_by_the_soup_extractor() -> None:
+    rows = "".join(
+        f"<tr><td>%{code}</td><td></td><td>{meaning}</td></tr>"
+        for code, meaning in [
+            ("d", "day of month: 00"),
+            ("H", "hour: 00-24"),
+            ("m", "month: 01-12"),
+            ("W", "week of year: 00-53"),
+        ]
+    )
+    prose = "<p>The strftime() routine returns the date formatted according to the format string given first. " * 3
+    html = (
+        f"<html><body>{prose}The following is a complete list of valid substitutions:</p>"
+        f"<blockquote><table>{rows}</table></blockquote><p>All other characters are copied into the result.</p>"
+        "</body></html>"
+    )
+
+    page = extract_page(html_page(html))
+
+    assert "%W | week of year: 00-53" in page.text.split("\n\n")
