@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
 
     from research_assistant.context import Context
     from research_assistant.schemas import ResearchPlan
+    from research_assistant.search.providers import ProviderChoice
     from research_assistant.settings import Settings
-    from research_assistant.web.setup import ProviderChoice
 
 logger = logging.getLogger("research_assistant.page")
 logger.addFilter(ScrubbingFilter())  # a failure's message or traceback may quote a key
@@ -39,6 +40,19 @@ T = TypeVar("T")
 BUSY = "A research is running: stop it first."
 KEPT_STATES = 4  # saved states kept in the session: the run shown, the one compared with it, a few recent
 UPLOADS_FOLDER = "uploads"
+
+_RUNNING: dict[str, Job] = {}
+"""The runs this server is running, by id, whichever session started them: a reloaded page finds its run again
+(and can stop it) through the run id in its address."""
+_RUNNING_LOCK = threading.Lock()
+
+
+def running_job(run_id: str) -> Job | None:
+    """The run `run_id` when this server is running it; runs that ended are forgotten here."""
+    with _RUNNING_LOCK:
+        for done in [key for key, job in _RUNNING.items() if job.background.done]:
+            del _RUNNING[done]
+        return _RUNNING.get(run_id)
 
 
 def run_sync(value: T | Any) -> T:
@@ -66,19 +80,55 @@ def open_store(db_dir: Path) -> Iterator[RunStore]:
         store.close()
 
 
-def failure_message(error: BaseException, run_id: str) -> str:
-    """One line for the analyst; an unexpected failure is logged with its traceback as well."""
+def failure_message(error: BaseException, run_id: str, db_dir: Path | None = None) -> str:
+    """One line for the analyst; an unexpected failure is logged with its traceback as well. A damaged
+    database (in `db_dir`) is named, with what to do."""
     from research_assistant.corpus.files import CorpusError
     from research_assistant.runner import RunNotResumable
+    from research_assistant.servers import ServerUnavailable
     from research_assistant.services import ConfigurationError
 
-    if isinstance(error, CorpusError | ConfigurationError | RunNotResumable):
+    if isinstance(error, CorpusError | ConfigurationError | RunNotResumable | ServerUnavailable):
         return one_line(scrub(str(error)))
+    from research_assistant.damage import full_disk_line, is_full
+
+    db_dir = db_dir or get_settings().db_dir
+    if is_full(error, db_dir):
+        return one_line(f"The research stopped: {full_disk_line(db_dir)}.", 1000)
+    damaged = damage_message(error, db_dir)
+    if damaged is not None:
+        return damaged
     logger.error("research run %s failed", run_id, exc_info=error)
     return one_line(
         f"The research failed unexpectedly ({type(error).__name__}: {one_line(scrub(str(error)), 120)}); "
         "the details are in the server log."
     )
+
+
+def damage_message(error: BaseException, db_dir: Path) -> str | None:
+    """What the page says of a damaged database behind `error`: the file and what to do; None for other errors."""
+    from research_assistant.doctor import damaged_store_line
+    from research_assistant.servers import ServerUnavailable
+
+    if isinstance(error, ServerUnavailable):  # the team's database or Chroma server is down: which, and why
+        return one_line(scrub(f"{str(error)[0].upper()}{str(error)[1:]}."), 1000)
+    line = damaged_store_line(error, db_dir)
+    if line is None:
+        return None
+    logger.warning("a damaged store stopped the page: %s", line)
+    return scrub(f"{line[0].upper()}{line[1:]}. The page cannot go on until it is dealt with.")
+
+
+@contextmanager
+def store_problems(state: PageState, db_dir: Path) -> Iterator[None]:
+    """Run a button's work on the stores; a damaged one is said in the page's error line, not as a traceback."""
+    try:
+        yield
+    except Exception as error:
+        message = damage_message(error, db_dir)
+        if message is None:
+            raise
+        state.error = message
 
 
 def _start(state: PageState, run_id: str, action: Action, work: Work, context: Context, earlier: Any = ()) -> None:
@@ -90,11 +140,13 @@ def _start(state: PageState, run_id: str, action: Action, work: Work, context: C
         iteration_limit=context.iteration_limit,
         earlier=tuple(earlier),
     )
+    with _RUNNING_LOCK:
+        _RUNNING[run_id] = state.job
     state.shown, state.error = "", ""
 
 
-def start_research(state: PageState, submission: Submission, settings: Settings) -> None:
-    """A new run of the submitted form, its uploads joined to its documents folder."""
+def start_research(state: PageState, submission: Submission, settings: Settings) -> bool:
+    """A new run of the submitted form, its uploads joined to its documents folder; whether it started."""
     from research_assistant.corpus.files import CorpusError
     from research_assistant.corpus.uploads import run_corpus
     from research_assistant.runner import new_run_id, run_research
@@ -108,13 +160,14 @@ def start_research(state: PageState, submission: Submission, settings: Settings)
             corpus_dir = run_corpus(base, uploads, settings.cache_dir / UPLOADS_FOLDER)
         except CorpusError as error:
             state.error = one_line(str(error))
-            return
+            return False
     context = research_context(values, corpus_dir, settings, state.services)
     run_id = new_run_id()
     question = values.question
     _start(
         state, run_id, "research", lambda on_event: run_research(question, context, on_event, run_id=run_id), context
     )
+    return True
 
 
 def _stopped_run(state: PageState, settings: Settings, run_id: str) -> tuple[RunRecord, Context, list[Any]] | None:
@@ -123,9 +176,12 @@ def _stopped_run(state: PageState, settings: Settings, run_id: str) -> tuple[Run
     if state.busy:
         state.error = BUSY
         return None
-    with open_store(settings.db_dir) as store:
+    record, earlier, state.error = None, [], ""
+    with store_problems(state, settings.db_dir), open_store(settings.db_dir) as store:
         record = store.get(run_id)
         earlier = list(store.events(run_id)) if record is not None else []
+    if state.error:
+        return None
     if record is None:
         state.error = f"Run {run_id} is not in the run store any more."
         return None
@@ -189,15 +245,45 @@ def open_run(run_id: str) -> None:
 def run_again(run_id: str, choices: Sequence[ProviderChoice]) -> None:
     """Run again: the form, filled with a past run's question and parameters, ready to be tweaked."""
     state, settings = page_state(), get_settings()
-    with open_store(settings.db_dir) as store:
+    state.error = ""
+    record = None
+    with store_problems(state, settings.db_dir), open_store(settings.db_dir) as store:
         record = store.get(run_id)
+    if state.error:
+        return
     if record is None:
         state.error = f"Run {run_id} is not in the run store any more."
         return
+    from research_assistant.report.locations import chosen_folder
+
     options = source_options(choices)
     configured = [choice.name for choice in choices if not choice.missing]
-    state.form = form_from_run(record, options, configured, form_defaults(settings, options))
+    defaults = form_defaults(settings, options)
+    # A run with uploads researched a folder of the upload cache: the form gets the folder the analyst chose.
+    folder = chosen_folder(record.parameters.corpus_dir, settings.cache_dir / UPLOADS_FOLDER)
+    parameters = record.parameters.model_copy(update={"corpus_dir": folder})
+    record = record.model_copy(update={"parameters": parameters})
+    state.form = form_from_run(record, options, configured, defaults)
     state.form_generation += 1
+
+
+def delete_run(run_id: str) -> None:
+    """Delete button: the run's record, trace and checkpoints, gone (not while it runs)."""
+    from research_assistant.runs.checkpoints import delete_checkpoints
+
+    state, settings = page_state(), get_settings()
+    if running_job(run_id) is not None:
+        state.error = "This run is still going: stop it before deleting it."
+        return
+    state.error = ""
+    with store_problems(state, settings.db_dir), open_store(settings.db_dir) as store:
+        store.delete(run_id)
+        run_sync(delete_checkpoints(settings.db_dir, run_id))
+    state.loaded.pop(run_id, None)
+    if state.shown == run_id:
+        state.shown = ""
+    if state.job is not None and state.job.run_id == run_id:
+        state.job = None
 
 
 def settle(state: PageState) -> None:
@@ -228,8 +314,22 @@ def load_run(state: PageState, record: RunRecord, db_dir: Path) -> LoadedRun:
             plan = run_sync(pending_plan(db_dir, record.run_id))
         except Exception:  # a damaged checkpoint: the run is shown as merely interrupted
             logger.exception("cannot read the plan run %s waits on", record.run_id)
-    loaded = LoadedRun(record.run_id, record.updated_at, values, plan)
+    loaded = LoadedRun(record.run_id, record.updated_at, values, plan, _checkpoints_damage(db_dir, values, record))
     state.loaded[record.run_id] = loaded
     while len(state.loaded) > KEPT_STATES:
         del state.loaded[next(iter(state.loaded))]
     return loaded
+
+
+def _checkpoints_damage(db_dir: Path, values: dict[str, Any], record: RunRecord) -> str:
+    """Why a run's saved state is missing when the checkpoint store is damaged; "" otherwise (or while it runs)."""
+    from research_assistant.damage import DamagedStore, checkpoints_remedy, sqlite_problem
+    from research_assistant.doctor import CHECKPOINTS_FILE
+
+    path = db_dir / CHECKPOINTS_FILE
+    if values or record.status is RunStatus.RUNNING or not path.exists():
+        return ""
+    problem = sqlite_problem(path)
+    if problem is None:
+        return ""
+    return damage_message(DamagedStore(path, problem, checkpoints_remedy(path)), db_dir) or ""

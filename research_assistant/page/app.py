@@ -1,61 +1,52 @@
-"""The research page, put together: the form, the run in progress, the run shown, the History sidebar."""
+"""The research page, put together: the form at the top, then the run in progress or the run shown, with the
+History in the sidebar. The run shown is in the page's address (`?run=ID`), so that a reload, a bookmark or a
+link opens it again, and finds it still running when it is.
+"""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import streamlit as st
 
 from research_assistant.page.actions import (
     BUSY,
+    damage_message,
+    delete_run,
     load_run,
     open_store,
     resume,
     run_again,
+    running_job,
     settle,
     start_research,
 )
 from research_assistant.page.exports import download_buttons
-from research_assistant.page.form import model_panel, refusal, research_form
+from research_assistant.page.form import refusal, research_form
 from research_assistant.page.history import (
     COMPARE_LOOKBACK,
-    HISTORY_SIZE,
+    HISTORY_LOOKBACK,
     comparable,
     compare_section,
     history,
     history_caption,
 )
 from research_assistant.page.plan_review import plan_review
-from research_assistant.page.progress import ended_panel, live_panel
+from research_assistant.page.progress import ended_panel, live_panel, store_panel
 from research_assistant.page.report_view import show_figures, show_report, show_warnings
-from research_assistant.page.sources_view import show_source_cards, source_cards
+from research_assistant.page.sources_view import all_findings, show_source_cards, source_cards
 from research_assistant.page.state import PageState, page_state
 from research_assistant.page.text import escape_markdown, one_line
+from research_assistant.report.locations import corpus_roots
 from research_assistant.runs.records import RESUMABLE, RunRecord, RunStatus
+from research_assistant.schemas import SourceStatus
+from research_assistant.search.providers import ProviderChoice, provider_choices
 from research_assistant.settings import Settings, SettingsError, get_settings
-from research_assistant.web.setup import ProviderChoice, provider_choices
 
-LINKED = "folder"  # where a corpus with uploads keeps its links to the chosen folder's documents
-
-
-def corpus_roots(corpus_dir: str | None) -> list[Path]:
-    """The folders a run's local sources lie in: its corpus folder and, for a corpus with uploads, the folder
-    its linked documents come from."""
-    if not corpus_dir:
-        return []
-    root = Path(corpus_dir).expanduser().resolve()
-    roots = [root]
-    linked = root / LINKED
-    if linked.is_dir():
-        for folder, _, names in os.walk(linked):
-            links = [Path(folder, name) for name in names if Path(folder, name).is_symlink()]
-            if links:
-                depth = len(links[0].relative_to(linked).parts)
-                roots.append(links[0].resolve().parents[depth - 1])
-                break
-    return roots
+__all__ = ["corpus_roots", "main"]
+RUN_PARAMETER = "run"
+"""The query parameter holding the id of the run shown: `?run=ID`."""
 
 
 def unfinished_message(record: RunRecord) -> str:
@@ -68,6 +59,49 @@ def unfinished_message(record: RunRecord) -> str:
     return f"This run {what}. What it gathered is kept: resume it, or write the report from what was gathered."
 
 
+def gathered_line(state: Mapping[str, Any]) -> str:
+    """What a report written now would draw on, said before the analyst asks for it."""
+    sources = state.get("sources", {})
+    read = sum(1 for source in sources.values() if source.status is SourceStatus.READ)
+    evidence = len(state.get("evidence", {}))
+    if not evidence:
+        found = f" ({read} sources read)" if read else ""
+        return (
+            f"Nothing has been gathered yet{found}: a report written now would have no findings. Resume the "
+            "research instead."
+        )
+    return (
+        f"Gathered so far: {evidence} evidence items from {read} sources read. Writing the report now uses only "
+        "these; the research goes no further."
+    )
+
+
+def follow_link(state: PageState) -> None:
+    """The run in the page's address, opened when the address changes (a reload, a link); a run this server
+    is still running is found again, with its live progress and Stop."""
+    linked = str(st.query_params.get(RUN_PARAMETER, ""))
+    if not linked or linked == state.followed:
+        return
+    state.followed = linked
+    if state.job is not None and state.job.run_id == linked:
+        return
+    job = running_job(linked)
+    if job is not None:
+        state.job, state.shown = job, ""
+    elif not state.busy:
+        state.job, state.shown = None, linked
+
+
+def update_link(state: PageState) -> None:
+    """The page's address names the run going on, or the one shown."""
+    current = state.job.run_id if state.busy and state.job is not None else state.shown
+    if current and st.query_params.get(RUN_PARAMETER) != current:
+        st.query_params[RUN_PARAMETER] = current
+    elif not current and RUN_PARAMETER in st.query_params:
+        del st.query_params[RUN_PARAMETER]
+    state.followed = current
+
+
 def show_run(
     record: RunRecord, state: PageState, settings: Settings, choices: Sequence[ProviderChoice], others: list[RunRecord]
 ) -> None:
@@ -76,6 +110,8 @@ def show_run(
     saved = loaded.state
     roots = corpus_roots(record.parameters.corpus_dir)
     st.caption(f"Run {record.run_id} · {escape_markdown(history_caption(record))}")
+    if loaded.damaged:
+        st.error(escape_markdown(loaded.damaged))
     if loaded.pending_plan is not None:
         plan_review(state, record.run_id, loaded.pending_plan)
     elif record.status in RESUMABLE:
@@ -83,15 +119,19 @@ def show_run(
         if record.error and not state.error:
             st.caption(f"Error: {escape_markdown(one_line(record.error))}")
     elif record.status is RunStatus.RUNNING:
-        st.info("This run is still running.")
+        store_panel(record.run_id)
+    unfinished = record.status in RESUMABLE and loaded.pending_plan is None
+    if unfinished and saved:
+        st.markdown(escape_markdown(gathered_line(saved)))
     with st.container(horizontal=True):
-        if record.status in RESUMABLE and loaded.pending_plan is None:
+        if unfinished:
             st.button("Resume", on_click=resume, args=(record.run_id, False), disabled=state.busy, type="primary")
             st.button(
                 "Write report from what was gathered",
                 on_click=resume,
                 args=(record.run_id, True),
                 disabled=state.busy,
+                help=gathered_line(saved) if saved else "Write the report from what the run gathered before it ended",
             )
         download_buttons(record, saved)
         st.button(
@@ -100,6 +140,10 @@ def show_run(
             args=(record.run_id, choices),
             help="Fill the form with this run's question and parameters, to change and run again",
         )
+        if record.status is not RunStatus.RUNNING:
+            with st.popover("Delete", icon=":material/delete:"):
+                st.markdown("Delete this run, its trace and its checkpoints? This cannot be undone.")
+                st.button("Delete this run", on_click=delete_run, args=(record.run_id,), key="delete-run")
     if not record.report_markdown:
         return
     show_warnings(saved, record, roots)
@@ -108,49 +152,66 @@ def show_run(
     with_cards = bool(saved.get("sources"))
     show_report(record.report_markdown, {card.number for card in cards}, with_cards)
     if with_cards:
-        show_source_cards(cards, roots)
+        show_source_cards(cards, roots, saved, record.run_id)
+    with st.expander("Report as Markdown (to copy)"):
+        st.code(record.report_markdown, language="markdown", wrap_lines=True)
     compare_section(state, record, comparable(record, others), settings.db_dir, roots)
 
 
 def main() -> None:
-    st.set_page_config(page_title="Research assistant", layout="wide")
+    st.set_page_config(page_title="Research assistant", layout="wide", initial_sidebar_state="expanded")
+    state = page_state()
+    follow_link(state)
     st.title("Research assistant")
     st.caption("Ask a question; get a report in which every claim is cited to a source you can open.")
-    state = page_state()
     try:
         settings = get_settings()
     except SettingsError as error:
         st.error(str(error))
         st.stop()
     choices = provider_choices(settings)
-    form_column, run_column = st.columns([2, 3], gap="large")
-    with form_column:
-        model_panel(settings)
-        submission = research_form(state, settings, choices)
+    submission = research_form(state, settings, choices)
     if submission is not None:
         problem = refusal(submission.values, submission.uploads, choices)
         if problem:
             state.error = problem
         elif state.busy:
             state.error = BUSY
-        else:
-            start_research(state, submission, settings)
+        elif start_research(state, submission, settings):
+            update_link(state)
+            st.rerun()  # the form again, its Research button disabled while the run goes on
     settle(state)
-    with open_store(settings.db_dir) as store:
-        shown = store.get(state.shown) if state.shown else None
-        records = store.recent(HISTORY_SIZE)
-        others = store.recent(COMPARE_LOOKBACK) if shown is not None and shown.report_markdown else []
-    with run_column:
+    update_link(state)
+    run_area = st.container()
+    try:
+        with open_store(settings.db_dir) as store:
+            shown = store.get(state.shown) if state.shown else None
+            records = store.recent(HISTORY_LOOKBACK)
+            others = store.recent(COMPARE_LOOKBACK) if shown is not None and shown.report_markdown else []
+    except Exception as error:  # a damaged run store: say which file and what to do, not a traceback
+        damaged = damage_message(error, settings.db_dir)
+        if damaged is None:
+            raise
+        with run_area:
+            st.error(escape_markdown(damaged))
+        st.stop()
+    with run_area:
         if state.error:
             st.error(escape_markdown(state.error))
         if state.busy:
             live_panel()
         elif state.job is not None:
-            ended_panel(state.job)
+            findings = None
+            if shown is not None and shown.run_id == state.job.run_id and shown.report_markdown:
+                report = load_run(state, shown, settings.db_dir).state.get("report")
+                findings = None if report is None else len(all_findings(report))
+            ended_panel(state.job, findings)
         if shown is not None:
             if state.job is not None:
                 st.divider()  # the run's progress above, the run itself below
             show_run(shown, state, settings, choices, others)
+        elif state.shown and not state.busy:
+            st.warning(f"Run {escape_markdown(state.shown)} is not in the run store: it may have been deleted.")
         elif not state.busy and state.job is None:
             st.caption("The research you start, or open from History, is shown here.")
     with st.sidebar:

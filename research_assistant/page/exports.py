@@ -1,52 +1,73 @@
-"""What a run can be downloaded as: its report (Markdown, with its Sources), its state (JSON), its evidence (CSV)."""
+"""What a run can be downloaded as: its report (Markdown, PDF, Word), its state (JSON), its evidence (CSV).
+
+The files are `report.exports`' (the CLI's `export` makes the same ones).
+The PDF and the Word document are made when their button is clicked, not on
+every rerun of the page.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
-from research_assistant.report.exports import evidence_csv, redact, run_json
+from research_assistant.report.exports import (
+    LABELS,
+    REPORT_FORMATS,
+    Export,
+    ExportFormat,
+    RunExport,
+    available_formats,
+    export_run,
+    shown_parameters,
+)
+from research_assistant.report.locations import corpus_roots
 from research_assistant.runs.records import RunRecord
 from research_assistant.settings import get_settings
 
-
-@dataclass(frozen=True)
-class Export:
-    label: str
-    data: str
-    file_name: str
-    mime: str
+DEFERRED = frozenset({ExportFormat.PDF, ExportFormat.WORD})
 
 
-def exports(record: RunRecord, state: Mapping[str, Any]) -> list[Export]:
-    """The downloads a run offers: the report when it has one; its state and evidence when it has a checkpoint."""
-    found = []
-    if record.report_markdown:
-        found.append(Export("Report (Markdown)", record.report_markdown, f"report-{record.run_id}.md", "text/markdown"))
-    if state:
-        extra = {
+def run_export(record: RunRecord, state: Mapping[str, Any]) -> RunExport:
+    """What the run's exports are made from."""
+    return RunExport(
+        run_id=record.run_id,
+        report_markdown=record.report_markdown,
+        state=state,
+        extra={
             "status": record.status.value,
-            "parameters": record.parameters.model_dump(mode="json"),
+            "parameters": shown_parameters(record.parameters.model_dump(mode="json")),
             "metrics": record.metrics.model_dump(mode="json"),
-        }
-        keys = get_settings().secret_values()
-        document = redact(run_json(state, extra), keys)
-        found.append(Export("Run (JSON)", document, f"run-{record.run_id}.json", "application/json"))
-        table = redact(evidence_csv(state.get("evidence", {}), state.get("sources", {})), keys)
-        found.append(Export("Evidence (CSV)", table, f"evidence-{record.run_id}.csv", "text/csv"))
-    return found
+        },
+        roots=corpus_roots(record.parameters.corpus_dir),
+        secrets=get_settings().secret_values(),
+    )
+
+
+def exports(record: RunRecord, state: Mapping[str, Any], formats: Sequence[ExportFormat] = ()) -> list[Export]:
+    """The downloads the run offers, made now (`formats`: only these; all the run has by default)."""
+    run = run_export(record, state)
+    return [export_run(run, fmt) for fmt in available_formats(run) if not formats or fmt in formats]
+
+
+def _maker(run: RunExport, fmt: ExportFormat) -> Callable[[], bytes]:
+    return lambda: export_run(run, fmt).data
 
 
 def download_buttons(record: RunRecord, state: Mapping[str, Any]) -> None:
-    for export in exports(record, state):
+    """A button per format the run has something for: no evidence, no CSV."""
+    run = run_export(record, state)
+    for fmt in available_formats(run):
+        label, stem, mime = LABELS[fmt]
+        data: bytes | Callable[[], bytes] = _maker(run, fmt) if fmt in DEFERRED else export_run(run, fmt).data
         st.download_button(
-            export.label,
-            export.data,
-            file_name=export.file_name,
-            mime=export.mime,
+            label,
+            data,
+            file_name=f"{stem}-{record.run_id}.{fmt.value}",
+            mime=mime,
             on_click="ignore",
             icon=":material/download:",
+            key=f"download-{fmt.value}-{record.run_id}",
+            help="The report with its citations linked to its Sources list" if fmt in REPORT_FORMATS else None,
         )

@@ -18,9 +18,9 @@ from research_assistant.reasoning.llm.models import ROLES, Role, model_spec
 
 if TYPE_CHECKING:
     from research_assistant.runs.records import RunRecord
+    from research_assistant.search.providers import ProviderChoice
     from research_assistant.services import Services
     from research_assistant.settings import Settings
-    from research_assistant.web.setup import ProviderChoice
 
 DEFAULT_CORPUS = "examples/python-memory"
 OFFLINE_MODE = "Offline mode: extractive reasoning (no model configured)"
@@ -302,63 +302,81 @@ def model_panel(settings: Settings) -> None:
     st.caption(MODELS_NOTE)
 
 
+MORE_SETTINGS = "More settings: upload documents, search providers, citation style, limits"
+
+
 def research_form(state: PageState, settings: Settings, choices: Sequence[ProviderChoice]) -> Submission | None:
-    """The form; what was submitted, when it was."""
+    """The form: the question and the main choices at hand, the other settings folded away; what was submitted,
+    when it was. Research is disabled while a run of this page is going."""
     options = source_options(choices)
     defaults = state.form or form_defaults(settings, options)
     generation = state.form_generation
-    with st.form(f"research-{generation}"):
+    with st.form(f"research-{generation}", border=False):
         question = st.text_area(
             "Research question",
             value=defaults.question,
             height=80,
             placeholder="How does Python reclaim reference cycles?",
         )
-        kinds = _source_checkboxes(options, defaults, generation)
-        ticked = _provider_checkboxes(choices, defaults, generation)
-        corpus = st.text_input(
+        sources_column, corpus_column, depth_column = st.columns([5, 4, 3], vertical_alignment="top")
+        with sources_column:
+            kinds = _source_checkboxes(options, defaults, generation)
+        corpus = corpus_column.text_input(
             "Documents folder", value=defaults.corpus, help="A folder of your own documents: local sources."
         )
-        files = st.file_uploader(
-            "Add documents",
-            type=UPLOAD_TYPES,
-            accept_multiple_files=True,
-            help="PDF, Markdown, text, HTML or Word files; they join the documents folder for this run.",
+        depth = depth_column.segmented_control("Depth", [d.value for d in Depth], default=defaults.depth, required=True)
+        more = st.expander(MORE_SETTINGS + (", models" if settings.uses_llm else ""))
+        with more:
+            model_panel(settings)
+            files = st.file_uploader(
+                "Add documents",
+                type=UPLOAD_TYPES,
+                accept_multiple_files=True,
+                help="PDF, Markdown, text, HTML or Word files; they join the documents folder for this run.",
+            )
+            ticked = _provider_checkboxes(choices, defaults, generation)
+            style = st.segmented_control(
+                "Citation style",
+                [s.value for s in CitationStyle],
+                default=defaults.style,
+                required=True,
+                help="How the Sources list and the source cards write each source: numeric, APA or MLA.",
+            )
+            limit_column, recency_column = st.columns(2)
+            max_sources = limit_column.number_input(
+                "Max sources",
+                min_value=1,
+                max_value=100,
+                value=defaults.max_sources,
+                step=1,
+                placeholder="depth's limit",
+                help=max_sources_help(),
+            )
+            recency_options = list(RECENCY_LABELS)
+            if defaults.recency_days not in recency_options:
+                recency_options.append(defaults.recency_days)
+            recency = recency_column.selectbox(
+                "Published",
+                recency_options,
+                index=recency_options.index(defaults.recency_days),
+                format_func=recency_label,
+                help="Leaves out search results published earlier; results without a date are kept.",
+            )
+            review_plan = st.checkbox(
+                "Review the plan before searching",
+                value=defaults.review_plan,
+                help="The research pauses after planning, so that you can edit or approve its sub-questions.",
+            )
+            refresh = st.checkbox("Fetch pages again (ignore cached copies)", value=defaults.refresh)
+            models, budget_tokens, budget_usd = (
+                _model_inputs(settings, defaults, generation) if settings.uses_llm else ((), "", "")
+            )
+        submitted = st.form_submit_button(
+            "Research",
+            type="primary",
+            disabled=state.busy,
+            help="One research at a time: stop the one going first." if state.busy else None,
         )
-        depth = st.segmented_control("Depth", [d.value for d in Depth], default=defaults.depth, required=True)
-        style = st.segmented_control(
-            "Citation style", [s.value for s in CitationStyle], default=defaults.style, required=True
-        )
-        limit_column, recency_column = st.columns(2)
-        max_sources = limit_column.number_input(
-            "Max sources",
-            min_value=1,
-            max_value=100,
-            value=defaults.max_sources,
-            step=1,
-            placeholder="depth's limit",
-            help=max_sources_help(),
-        )
-        recency_options = list(RECENCY_LABELS)
-        if defaults.recency_days not in recency_options:
-            recency_options.append(defaults.recency_days)
-        recency = recency_column.selectbox(
-            "Published",
-            recency_options,
-            index=recency_options.index(defaults.recency_days),
-            format_func=recency_label,
-            help="Leaves out search results published earlier; results without a date are kept.",
-        )
-        review_plan = st.checkbox(
-            "Review the plan before searching",
-            value=defaults.review_plan,
-            help="The research pauses after planning, so that you can edit or approve its sub-questions.",
-        )
-        refresh = st.checkbox("Fetch pages again (ignore cached copies)", value=defaults.refresh)
-        models, budget_tokens, budget_usd = (
-            _model_inputs(settings, defaults, generation) if settings.uses_llm else ((), "", "")
-        )
-        submitted = st.form_submit_button("Research", type="primary", disabled=state.busy)
     if not submitted:
         return None
     values = FormValues(

@@ -16,6 +16,7 @@ from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.views import when
 
 HISTORY_SIZE = 20
+HISTORY_LOOKBACK = 500  # runs searched by the History's search box and status filter
 COMPARE_LOOKBACK = 200
 ITEMS_SHOWN = 20
 
@@ -38,6 +39,32 @@ def status_text(record: RunRecord) -> str:
 
 def history_caption(record: RunRecord) -> str:
     return f"{when(record.started_at)} · {status_text(record)} · {record.parameters.summary()}"
+
+
+def filter_runs(
+    records: Sequence[RunRecord], query: str = "", statuses: Sequence[str] = (), limit: int = HISTORY_SIZE
+) -> list[RunRecord]:
+    """The runs whose question (or id) holds every word of `query`, in one of `statuses` (any when none), the
+    first `limit` of them."""
+    words = query.casefold().split()
+    found = []
+    for record in records:
+        text = f"{record.question} {record.run_id}".casefold()
+        if all(word in text for word in words) and (not statuses or status_group(record) in statuses):
+            found.append(record)
+    return found[:limit]
+
+
+STATUS_GROUPS = ("completed", "running", "waiting", "stopped", "failed")
+
+
+def status_group(record: RunRecord) -> str:
+    """What the History's status filter calls a run's status."""
+    if record.status is RunStatus.INTERRUPTED:
+        return "waiting" if record.waiting else "stopped"
+    if record.status is RunStatus.CANCELLED:
+        return "stopped"
+    return record.status.value
 
 
 def comparable(record: RunRecord, others: Sequence[RunRecord]) -> list[RunRecord]:
@@ -74,10 +101,17 @@ def comparison_lines(comparison: RunComparison, roots: list[Path]) -> list[str]:
 
 
 def history(records: Sequence[RunRecord], shown: str) -> None:
+    """The History: a search box, a status filter, and the runs that match, newest first."""
     st.header("History")
     if not records:
         st.caption("No research yet.")
-    for record in records:
+        return
+    query = st.text_input("Search the history", key="history-search", placeholder="Words of a question, or a run id")
+    statuses = st.multiselect("Status", STATUS_GROUPS, key="history-status", placeholder="Any status")
+    matching = filter_runs(records, query, statuses)
+    if not matching:
+        st.caption("No run matches.")
+    for record in matching:
         st.button(
             escape_markdown(clip(record.question, 70)),
             key=f"history-{record.run_id}",

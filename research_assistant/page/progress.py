@@ -13,6 +13,7 @@ from typing import Literal
 
 import streamlit as st
 
+from research_assistant.echo import counted
 from research_assistant.page.state import Action, Job, page_state
 from research_assistant.page.text import clip, escape_markdown
 from research_assistant.runs.metrics import compute_metrics, model_usage
@@ -43,7 +44,15 @@ ROUND_STEPS = frozenset({"search", "browse", "extract", "evaluate_progress"})
 _ROUND_PREFIX = re.compile(r"^round \d+: ")
 
 StepState = Literal["running", "done", "failed", "stopped"]
-ICONS: dict[StepState, str] = {"running": "⏳", "done": "✅", "failed": "❌", "stopped": "⏹️"}
+MARKS: dict[StepState, str] = {
+    "running": ":material/pending: Running",
+    "done": ":material/check_circle: Done",
+    "failed": ":material/error: Failed",
+    "stopped": ":material/stop_circle: Stopped",
+}
+"""Each step's state in words, with an icon from the page's own icon font (no emoji font needed)."""
+WARNING_MARK = ":material/warning: Warning:"
+LOG_LINES = 14
 
 
 @dataclass
@@ -197,12 +206,45 @@ def step_markdown(step: Step) -> list[str]:
     took += f", ${step.cost_usd:.4f}" if step.cost_usd else ""
     took += f" · {step.seconds:.1f} s" if step.seconds is not None else ""
     detail = escape_markdown(clip(step.detail(), 240))
-    lines = [f"{ICONS[step.state]} **{escape_markdown(step.label)}**{where}" + (f": {detail}" if detail else "") + took]
-    shown = step.warnings[:WARNINGS_PER_STEP]
-    lines += [f"⚠️ {escape_markdown(clip(warning, 240))}" for warning in shown]
-    if len(step.warnings) > len(shown):
-        lines.append(f"⚠️ … and {len(step.warnings) - len(shown)} more warnings")
+    head = f"{MARKS[step.state]} · **{escape_markdown(step.label)}**{where}"
+    lines = [head + (f": {detail}" if detail else "") + took]
+    # A dead search service fails every query alike: each warning once, with a count.
+    warnings = counted(clip(warning, 240) for warning in step.warnings)
+    shown = warnings[:WARNINGS_PER_STEP]
+    lines += [f"{WARNING_MARK} {escape_markdown(warning)}" for warning in shown]
+    if len(warnings) > len(shown):
+        lines.append(f"{WARNING_MARK} … and {len(warnings) - len(shown)} more warnings")
     return lines
+
+
+def log_line(event: TraceEvent) -> str | None:
+    """One event of the trace as a line of the live log (plain text: escape before drawing); None for events
+    the log leaves out (steps' starts and ends, which the step lines show, and model calls)."""
+    if event.kind is EventKind.NODE_START and event.message:
+        what, _, subject = event.message.partition(": ")
+        if what == "query":
+            return f"Searching: {subject}"
+        if what == "source":
+            return f"Reading: {subject}"
+        return None
+    if event.kind is EventKind.SOURCE and event.source is not None:
+        source = event.source
+        name = source.title or source.locator
+        if source.outcome == "failed":
+            return f"Failed: {name}: {source.reason or 'unknown reason'}"
+        how = source.outcome + (f" via {source.method}" if source.method else "")
+        return f"Read ({how}): {name}"
+    if event.kind is EventKind.PROGRESS and model_usage(event) is None and event.message:
+        if event.level in ("warning", "error"):
+            return f"Warning: {event.message}"
+        return f"{STEP_LABELS.get(_top(event.node), _top(event.node))}: {event.message}"
+    return None
+
+
+def live_log(events: Iterable[TraceEvent], limit: int = LOG_LINES) -> list[str]:
+    """The latest lines of the live log, newest first."""
+    lines = [line for line in (log_line(event) for event in events) if line]
+    return lines[::-1][:limit]
 
 
 def totals_line(total: Totals) -> str:
@@ -238,9 +280,19 @@ def _lines(found: Sequence[Step], events: Sequence[TraceEvent]) -> None:
     st.caption(totals_line(totals(events)))
 
 
+def _log(events: Sequence[TraceEvent]) -> None:
+    lines = live_log(events)
+    st.markdown("**Live log** (newest first)")
+    if not lines:
+        st.caption("Starting: loading the document index and the search providers…")
+        return
+    with st.container(height=260):
+        st.markdown("\n".join(f"- {escape_markdown(clip(line, 240))}" for line in lines))
+
+
 @st.fragment(run_every=REFRESH_SECONDS)
 def live_panel() -> None:
-    """The running research: its progress, refreshed on its own, and the Stop button."""
+    """The running research: its progress, refreshed on its own, the Stop button and the live log."""
     job = page_state().job
     if job is None or job.background.done:
         st.rerun()  # the whole page: the report, or what became of the run
@@ -249,13 +301,43 @@ def live_panel() -> None:
     current = next((step for step in reversed(found) if step.state == "running"), None)
     doing = f" {current.label}" + (f" (round {current.round})" if current.round else "") if current else ""
     st.progress(progress_fraction(events, job.iteration_limit), text=f"{RUNNING_LABELS[job.action]}{doing}")
-    st.button("Stop", on_click=stop, help="Stop the research; what it has gathered is kept.")
-    with st.status(f"Run {job.run_id}: {len(found)} steps so far", expanded=True):
+    st.button("Stop", on_click=stop, help="Stop the research; what it has gathered is kept.", type="primary")
+    title = f"Run {job.run_id}: {len(found)} steps so far" if found else f"Run {job.run_id}: starting"
+    with st.status(title, expanded=True):
         _lines(found, events)
+    _log(events)
 
 
-def ended_outcome(job: Job) -> tuple[str, Literal["complete", "error"]]:
-    """The label and state of the panel of a run that has ended."""
+STORE_REFRESH_SECONDS = 1.0
+
+
+@st.fragment(run_every=STORE_REFRESH_SECONDS)
+def store_panel(run_id: str) -> None:
+    """A run going on elsewhere (another page server, the command line): its progress as the run store has it,
+    and the whole page again once it ends."""
+    from research_assistant.page.actions import open_store
+    from research_assistant.runs.records import RunStatus
+    from research_assistant.settings import get_settings
+
+    with open_store(get_settings().db_dir) as store:
+        record = store.get(run_id)
+        events = list(store.events(run_id)) if record is not None else []
+    if record is None or record.status is not RunStatus.RUNNING:
+        st.rerun()
+    st.info(
+        "This run is going on in another process: its progress follows the run store. Stop it where it was "
+        "started (Ctrl-C for the command line).",
+        icon=":material/sync:",
+    )
+    found = steps(events)
+    with st.status(f"Run {run_id}: {len(found)} steps so far", expanded=True):
+        _lines(found, events)
+    _log(events)
+
+
+def ended_outcome(job: Job, findings: int | None = None) -> tuple[str, Literal["complete", "error"]]:
+    """The label and state of the panel of a run that has ended; a report with no `findings` is never called
+    complete."""
     background = job.background
     ends = [event for event in background.events if event.kind is EventKind.RUN_END]
     if background.cancelled:
@@ -264,14 +346,16 @@ def ended_outcome(job: Job) -> tuple[str, Literal["complete", "error"]]:
         return "Research failed", "error"
     if ends and ends[-1].message.startswith("interrupted"):
         return "Research paused: waiting for your review of the plan", "complete"
+    if findings == 0:
+        return "Report written without findings: nothing gathered could be cited", "error"
     return "Research complete", "complete"
 
 
-def ended_panel(job: Job) -> None:
+def ended_panel(job: Job, findings: int | None = None) -> None:
     """The progress of the run that just ended, folded away."""
     events = job.events
     found = steps(events)
-    label, state = ended_outcome(job)
+    label, state = ended_outcome(job, findings)
     st.progress(progress_fraction(events, job.iteration_limit), text=label)
     with st.status(f"{label}: {len(found)} steps", state=state, expanded=False):
         _lines(found, events)

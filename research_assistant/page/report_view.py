@@ -16,7 +16,8 @@ from typing import Any
 import streamlit as st
 from pydantic import BaseModel
 
-from research_assistant.page.sources_view import all_findings, anchor, failed_line, failed_sources
+from research_assistant.echo import counted, shorten
+from research_assistant.page.sources_view import all_findings, anchor, failed_sources
 from research_assistant.page.text import escape_markdown
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.runs.records import RunMetrics, RunRecord
@@ -97,7 +98,7 @@ def warnings(state: Mapping[str, Any], stop_reason: str | None) -> list[str]:
         lines.append(
             escape_markdown(f"{marked} statements are not clearly supported by their evidence: see {UNVERIFIED}.")
         )
-    lines += [escape_markdown(message) for message in dict.fromkeys(messages)]
+    lines += [escape_markdown(shorten(message)) for message in counted(messages)]  # each once, with its count
     return lines
 
 
@@ -148,11 +149,20 @@ def figures(metrics: RunMetrics) -> list[tuple[str, str]]:
 
 def show_warnings(state: Mapping[str, Any], record: RunRecord, roots: list[Path]) -> None:
     for line in warnings(state, record.stop_reason):
-        st.warning(line, icon="⚠️")
+        st.warning(line, icon=":material/warning:")
     failed = failed_sources(state)
     if failed:
-        with st.expander(f"⚠️ {len(failed)} sources could not be read"):
-            st.markdown("\n".join(failed_line(source, roots) for source in failed))
+        st.warning(
+            f"{len(failed)} sources could not be read: they are listed with their reasons under "
+            "[Sources](#sources-failed).",
+            icon=":material/warning:",
+        )
+    if state.get("report") is not None and not all_findings(state.get("report")):
+        st.warning(
+            "This report has no findings: nothing the research gathered could be cited. Resume the research, or "
+            "run it again with more sources or another documents folder.",
+            icon=":material/warning:",
+        )
 
 
 def show_figures(record: RunRecord, state: Mapping[str, Any]) -> None:

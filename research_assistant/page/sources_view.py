@@ -1,8 +1,11 @@
-"""Source cards: one per cited source, numbered as in the report, each the target of its [n] citations."""
+"""Every source the run consulted: a card per cited source (numbered as in the report, the target of its [n]
+citations, its Sources entry in the run's citation style, a local document downloadable), then the sources read
+but not cited, then those that could not be read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,10 +13,13 @@ from typing import Any
 import streamlit as st
 
 from research_assistant.page.text import domain_of, escape_markdown, locator_markdown
+from research_assistant.report.locations import relative_code_spans
 from research_assistant.report.verify import normalize_whitespace, parse_sources
 from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus, SourceType
 
 QUOTES_PER_CARD = 5
+DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes: a local document larger than this is not offered for download
+_ENTRY = re.compile(r"^\[(\d+)\] (.+)$")
 TYPE_NAMES = {
     SourceType.LOCAL: "local document",
     SourceType.WEB: "web page",
@@ -28,6 +34,8 @@ class SourceCard:
     number: int
     source: SourceRecord
     quotes: tuple[str, ...] = ()
+    entry: str = ""
+    """Its Sources-list entry as the report writes it, in the run's citation style (safe Markdown)."""
 
 
 def anchor(number: int) -> str:
@@ -60,14 +68,59 @@ def source_cards(markdown: str, state: Mapping[str, Any]) -> list[SourceCard]:
     by_locator = {source.locator: source for source in sources.values()}
     cited = cited_evidence(state.get("report"))
     ids = cited or list(evidence)
+    entries = source_entries(markdown)
     cards = []
     for number, locator in sorted(parse_sources(markdown).items()):
         source = by_locator.get(locator)
         if source is None:
             continue
         quotes = tuple(dict.fromkeys(quote for quote in _source_quotes(ids, evidence, source.id) if quote))
-        cards.append(SourceCard(number, source, quotes[:QUOTES_PER_CARD]))
+        cards.append(SourceCard(number, source, quotes[:QUOTES_PER_CARD], entries.get(number, "")))
     return cards
+
+
+def source_entries(markdown: str) -> dict[int, str]:
+    """Number -> the text of its entry in the report's Sources list (the style's, without its quotes)."""
+    found: dict[int, str] = {}
+    inside = False
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            inside = line[3:].strip() == "Sources"
+        elif inside:
+            match = _ENTRY.match(line)
+            if match:
+                found[int(match.group(1))] = match.group(2)
+    return found
+
+
+def uncited_sources(state: Mapping[str, Any], cards: Sequence[SourceCard]) -> list[SourceRecord]:
+    """Sources read but cited nowhere in the report, by title."""
+    sources: Mapping[str, SourceRecord] = state.get("sources", {})
+    cited = {card.source.id for card in cards}
+    read = (s for s in sources.values() if s.status is SourceStatus.READ and s.id not in cited)
+    return sorted(read, key=lambda s: (s.title.casefold(), s.locator))
+
+
+def local_file(locator: str, roots: Sequence[Path]) -> Path | None:
+    """The file of a local document, when it lies in one of the run's documents folders (links followed) and
+    is not too large to offer; None otherwise."""
+    if "://" in locator or not locator.startswith("/"):
+        return None
+    try:
+        path = Path(locator).resolve()
+        if not path.is_file() or path.stat().st_size > DOWNLOAD_LIMIT:
+            return None
+    except OSError:
+        return None
+    for root in roots:
+        if path.is_relative_to(root.resolve()):
+            return path
+    return None
+
+
+def uncited_line(source: SourceRecord, roots: list[Path]) -> str:
+    title = escape_markdown(source.title) or "Untitled"
+    return f"- {title}: {locator_markdown(source.locator, roots)}"
 
 
 def _source_quotes(ids: Sequence[str], evidence: Mapping[str, Evidence], source_id: str) -> list[str]:
@@ -97,8 +150,10 @@ def access_line(source: SourceRecord) -> str:
 def card_lines(card: SourceCard, roots: list[Path]) -> list[str]:
     """The card's body as Markdown lines: facts, location, access, quoted passages."""
     source = card.source
-    lines = [facts_line(source), f"{locator_markdown(source.locator, roots)} · {access_line(source)}"]
-    lines += [f"> \u201c{escape_markdown(quote)}\u201d" for quote in card.quotes]
+    lines = [relative_code_spans(card.entry, roots)] if card.entry else []
+    lines += [facts_line(source), f"{locator_markdown(source.locator, roots)} · {access_line(source)}"]
+    if card.quotes:  # a list in the text's own colour: quotes are what the analyst reads the card for
+        lines.append("\n".join(f"- \u201c{escape_markdown(quote)}\u201d" for quote in card.quotes))
     return lines
 
 
@@ -116,7 +171,14 @@ def failed_line(source: SourceRecord, roots: list[Path]) -> str:
 # Drawing -------------------------------------------------------------------------------------------------
 
 
-def show_source_cards(cards: Sequence[SourceCard], roots: list[Path]) -> None:
+def _reader(path: Path) -> Callable[[], bytes]:
+    return path.read_bytes
+
+
+def show_source_cards(
+    cards: Sequence[SourceCard], roots: list[Path], state: Mapping[str, Any] | None = None, run_id: str = ""
+) -> None:
+    """Every source consulted: the cited ones as cards, then those read but not cited, then the failed ones."""
     st.header("Sources", anchor="sources")
     if not cards:
         st.caption("No sources were cited.")
@@ -130,3 +192,23 @@ def show_source_cards(cards: Sequence[SourceCard], roots: list[Path]) -> None:
             credibility = card.source.credibility
             if credibility is not None and credibility.reasons:
                 st.caption(escape_markdown("Credibility: " + "; ".join(credibility.reasons)))
+            path = local_file(card.source.locator, roots)
+            if path is not None:
+                st.download_button(
+                    "Open the document (download)",
+                    _reader(path),
+                    file_name=path.name,
+                    on_click="ignore",
+                    icon=":material/description:",
+                    key=f"document-{run_id}-{card.number}",
+                )
+    if state is None:
+        return
+    uncited = uncited_sources(state, cards)
+    if uncited:
+        st.subheader(f"Read but not cited ({len(uncited)})", anchor="sources-uncited")
+        st.markdown("\n".join(uncited_line(source, roots) for source in uncited))
+    failed = failed_sources(state)
+    if failed:
+        st.subheader(f"Could not be read ({len(failed)})", anchor="sources-failed")
+        st.markdown("\n".join(failed_line(source, roots) for source in failed))

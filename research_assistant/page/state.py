@@ -87,6 +87,8 @@ class LoadedRun:
     updated_at: float
     state: dict[str, Any]
     pending_plan: ResearchPlan | None = None
+    damaged: str = ""
+    """What the page says when its state could not be read from a damaged checkpoint store."""
 
 
 @dataclass
@@ -100,6 +102,8 @@ class PageState:
     shown: str = ""
     """The id of the run shown below the form: the one that just ended, or one opened from History."""
     error: str = ""
+    followed: str = ""
+    """The run id of the page's address (`?run=ID`) last acted on: a new one opens that run."""
     loaded: dict[str, LoadedRun] = field(default_factory=dict)
     """Saved states of the runs shown (and compared), by run id."""
     services: Services | None = None

@@ -1,4 +1,9 @@
-"""What the analyst can take away from a run besides the Markdown report: its state as JSON, its evidence as CSV.
+"""What the analyst can take away from a run: its report (Markdown, PDF, Word), its state (JSON), its evidence (CSV).
+
+`export_run` makes any of them from a `RunExport`, which the page and the
+command line (`research-assistant export`) fill from the run store. Local
+documents are named by their paths inside the documents folder, never the
+server's absolute paths, and every key is redacted.
 
 The state holds records only (sources, evidence, plan, assessments, the
 report before rendering), never page bodies: text lives in the document cache,
@@ -11,10 +16,15 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from research_assistant.report.citations import unescape_markdown
+from research_assistant.report.locations import relative_code_spans, relative_locator
 from research_assistant.schemas import Evidence, SourceRecord
 from research_assistant.secrets import scrub_with
 
@@ -79,3 +89,120 @@ def evidence_csv(evidence: Mapping[str, Evidence], sources: Mapping[str, SourceR
             )
         )
     return out.getvalue()
+
+
+class ExportFormat(StrEnum):
+    MARKDOWN = "md"
+    PDF = "pdf"
+    WORD = "docx"
+    JSON = "json"
+    CSV = "csv"
+
+
+@dataclass(frozen=True)
+class Export:
+    """One download: what it is called, its bytes, its file name and media type."""
+
+    label: str
+    data: bytes
+    file_name: str
+    mime: str
+
+
+class NothingToExport(ValueError):
+    """The run has nothing for this format (no report yet, or no evidence); the message says so."""
+
+
+@dataclass(frozen=True)
+class RunExport:
+    """What a run's exports are made from: the page and the command line fill it from the run store."""
+
+    run_id: str
+    report_markdown: str
+    state: Mapping[str, Any]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Added to the JSON export: status, parameters (the documents folder as its name only), metrics."""
+    roots: Sequence[Path] = ()
+    """The run's documents folders: local documents are named by their paths inside them."""
+    secrets: Sequence[str] = ()
+
+    @property
+    def title(self) -> str:
+        first = self.report_markdown.splitlines()[0] if self.report_markdown else ""
+        return unescape_markdown(first.removeprefix("# ").strip()) or "Research report"
+
+
+LABELS = {
+    ExportFormat.MARKDOWN: ("Report (Markdown)", "report", "text/markdown"),
+    ExportFormat.PDF: ("Report (PDF)", "report", "application/pdf"),
+    ExportFormat.WORD: (
+        "Report (Word)",
+        "report",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ),
+    ExportFormat.JSON: ("Run (JSON)", "run", "application/json"),
+    ExportFormat.CSV: ("Evidence (CSV)", "evidence", "text/csv"),
+}
+REPORT_FORMATS = (ExportFormat.MARKDOWN, ExportFormat.PDF, ExportFormat.WORD)
+
+
+def available_formats(run: RunExport) -> list[ExportFormat]:
+    """The formats a run can be exported in: the report's when it has one; its state when it has a checkpoint;
+    its evidence only when there is some."""
+    found = list(REPORT_FORMATS) if run.report_markdown else []
+    if run.state:
+        found.append(ExportFormat.JSON)
+        if run.state.get("evidence"):
+            found.append(ExportFormat.CSV)
+    return found
+
+
+def export_run(run: RunExport, fmt: ExportFormat) -> Export:
+    """The run in `fmt`; `NothingToExport` when it has nothing for it. Keys are redacted from every format and
+    local documents are named relative to the documents folder."""
+    label, stem, mime = LABELS[fmt]
+    name = f"{stem}-{run.run_id}.{fmt.value}"
+    if fmt in REPORT_FORMATS:
+        if not run.report_markdown:
+            raise NothingToExport(f"run {run.run_id} has no report yet: resume it, or write its report first")
+        markdown = redact(relative_code_spans(run.report_markdown, run.roots), run.secrets)
+        if fmt is ExportFormat.MARKDOWN:
+            return Export(label, markdown.encode("utf-8"), name, mime)
+        from research_assistant.report.document import report_blocks
+
+        blocks = report_blocks(markdown)
+        if fmt is ExportFormat.PDF:
+            from research_assistant.report.pdf import report_pdf
+
+            return Export(label, report_pdf(blocks, run.title), name, mime)
+        from research_assistant.report.word import report_docx
+
+        return Export(label, report_docx(blocks, run.title), name, mime)
+    if not run.state:
+        raise NothingToExport(f"run {run.run_id} has no saved state to export")
+    sources = relative_sources(run.state.get("sources", {}), run.roots)
+    if fmt is ExportFormat.JSON:
+        state = {**run.state, "sources": sources}
+        if "report_markdown" in state:
+            state["report_markdown"] = relative_code_spans(str(state["report_markdown"]), run.roots)
+        return Export(label, redact(run_json(state, run.extra), run.secrets).encode("utf-8"), name, mime)
+    evidence = run.state.get("evidence", {})
+    if not evidence:
+        raise NothingToExport(f"run {run.run_id} has gathered no evidence yet")
+    return Export(label, redact(evidence_csv(evidence, sources), run.secrets).encode("utf-8"), name, mime)
+
+
+def relative_sources(sources: Mapping[str, SourceRecord], roots: Sequence[Path]) -> dict[str, SourceRecord]:
+    """The sources with each local document's locator relative to the documents folder."""
+    return {
+        key: source.model_copy(update={"locator": relative_locator(source.locator, roots)})
+        for key, source in sources.items()
+    }
+
+
+def shown_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's parameters as exported: the documents folder by its name only, never a path of the server."""
+    shown = dict(parameters)
+    if shown.get("corpus_dir"):
+        shown["corpus_dir"] = Path(str(shown["corpus_dir"])).name
+    return shown

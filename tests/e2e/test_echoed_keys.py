@@ -86,6 +86,7 @@ def test_a_key_echoed_by_gemini_is_written_and_shown_nowhere(tmp_path: Path, mon
     monkeypatch.setenv("GEMINI_API_KEY", CANARY)
     monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
     from research_assistant.page.exports import exports
+    from research_assistant.report.exports import ExportFormat
     from research_assistant.runner import saved_state
     from research_assistant.runs.store import RunStore
     from research_assistant.settings import get_settings
@@ -96,8 +97,11 @@ def test_a_key_echoed_by_gemini_is_written_and_shown_nowhere(tmp_path: Path, mon
     store.close()
     state = asyncio.run(saved_state(tmp_path / "db", run_id))
     assert state.get("notices"), "the run's state has its notices"
-    downloads = [export.data for export in exports(record, state)]
-    assert len(downloads) == 3
+    text = (ExportFormat.MARKDOWN, ExportFormat.JSON, ExportFormat.CSV)
+    downloads = [export.data.decode() for export in exports(record, state, text)]
+    assert len(downloads) == (3 if state.get("evidence") else 2), "no evidence, no CSV"
+    binary = exports(record, state, (ExportFormat.PDF, ExportFormat.WORD))
+    assert all(CANARY.encode() not in export.data for export in binary)
 
     printed = [failed.stdout, failed.stderr, resumed.stdout, resumed.stderr, listed.stdout, *downloads]
     printed += [text for result in shown for text in (result.stdout, result.stderr)]

@@ -22,7 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from docx import Document as DocxDocument
 from playwright.sync_api import Browser, Locator, Page, Request, expect, sync_playwright
+from pypdf import PdfReader
 from support.server_process import Server, free_port, stop, wait_until_ready
 
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
@@ -266,14 +268,33 @@ def test_a_research_on_the_page_shows_a_cited_report_and_downloads_its_markdown(
                 page.get_by_role("button", name=DOWNLOAD_BUTTON).click()
             downloaded = tmp_path / download_info.value.suggested_filename
             download_info.value.save_as(downloaded)
+            documents = {}
+            for label in ("Report (PDF)", "Report (Word)"):
+                with page.expect_download(timeout=60_000) as other:
+                    page.get_by_role("button", name=label).click()
+                documents[label] = tmp_path / other.value.suggested_filename
+                other.value.save_as(documents[label])
+
+            link = page.url
+            assert "run=" in link, f"the address does not name the run: {link}"
+            reopened = context.new_page()  # a colleague opening the link: the same report, no new research
+            with diagnosed(reopened, streamlit_server):
+                reopened.goto(link)
+                expect(reopened.get_by_role("main").get_by_text(CITATION).first).to_be_visible()
     finally:
         context.close()
+
+    pdf_text = "".join(page_.extract_text() for page_ in PdfReader(documents["Report (PDF)"]).pages)
+    assert CITATION in pdf_text and "Sources" in pdf_text, pdf_text[:500]
+    word_text = "\n".join(paragraph.text for paragraph in DocxDocument(str(documents["Report (Word)"])).paragraphs)
+    assert CITATION in word_text and listed[0] in word_text, word_text[:500]
 
     markdown = downloaded.read_text(encoding="utf-8")
     assert markdown.startswith("# "), markdown[:200]
     assert "\n## Sources\n" in markdown, markdown
     assert CITATION in markdown, markdown
-    assert f"{CORPUS.name}/{listed[0]}" in markdown, f"{listed[0]} is on the page but not in the downloaded report"
+    assert listed[0] in markdown, f"{listed[0]} is on the page but not in the downloaded report"
+    assert str(CORPUS.resolve()) not in markdown, "an export names documents relative to their folder"
 
     width, height = png_size(png)
     assert len(png) > 20_000, f"a {len(png)}-byte screenshot cannot show the report"

@@ -121,8 +121,8 @@ def services_over(*documents: Any, reasoner: FakeReasoner | None = None) -> Serv
     found = FakeDocuments({d.source_id: d for d in documents})
     return Services(
         reasoner=reasoner or FakeReasoner(),
-        repository=FakeRepository(found),  # type: ignore[arg-type]
-        documents=found,  # type: ignore[arg-type]
+        repository=FakeRepository(found),
+        documents=found,
         providers=[FakeProvider(found)],
         readers={SourceType.LOCAL: FakeReader(found)},
     )
@@ -467,8 +467,8 @@ def test_the_report_links_each_citation_to_its_source_card(tmp_path: Path) -> No
     assert "fares.example.org · web page" not in report  # the fake documents are local ones…
     assert "fares.example.org · local document" in report  # …on a web domain
     assert "`javascript:alert(1)`" in report and "(javascript:alert(1))" not in report, "other locators are inert"
-    assert "> “A single tram fare costs 2.40 euros”" in report, "the card quotes the passage cited"
-    labels = [e.label for e in app.expander]
+    assert "- “A single tram fare costs 2.40 euros”" in report, "the card quotes the passage cited, in plain text"
+    labels = [e.label for e in app.expander if not e.label.startswith("More settings")]
     assert labels[:3] == ["Summary", "Key findings", "Findings by sub-question"]
     assert "Sources" not in labels, "the cards replace the report's Sources list"
     assert [m.label for m in app.metric][:3] == ["Confidence", "Sources read", "Failed"]
@@ -488,10 +488,13 @@ def test_warnings_say_what_failed_and_what_was_removed(tmp_path: Path) -> None:
     services = services_over(*TRAM_DOCUMENTS, reasoner=InventingReasoner())
     services.readers[SourceType.LOCAL] = FakeReader(services.documents, broken={"/corpus/depot.md"})  # type: ignore[arg-type]
     app = finish(submit(page(services), TRAM_QUESTION))
-    [failed] = [e for e in app.expander if "could not be read" in e.label]
-    assert failed.label == "⚠️ 1 sources could not be read"
+    [failed] = [s for s in app.subheader if "Could not be read" in s.value]
+    assert failed.value == "Could not be read (1)" and failed.proto.anchor == "sources-failed"
     assert "Depot: `/corpus/depot.md` (the file is unreadable)" in markdown(app)
-    assert [w.value for w in app.warning] == ["1 of 3 citations did not check out and were removed"]
+    assert [w.value for w in app.warning] == [
+        "1 of 3 citations did not check out and were removed",
+        "1 sources could not be read: they are listed with their reasons under [Sources](#sources-failed).",
+    ]
     assert "free on Sundays" not in markdown(app)
 
 
@@ -507,7 +510,9 @@ def test_the_report_run_and_evidence_can_be_downloaded(
     app = finish(submit(page(services_over(fares, *TRAM_DOCUMENTS[1:])), TRAM_QUESTION))
     [record] = runs(tmp_path)
     served = downloads(app)
-    assert set(served) == {"Report (Markdown)", "Run (JSON)", "Evidence (CSV)"}
+    assert set(served) == {"Report (Markdown)", "Run (JSON)", "Evidence (CSV)"}, "PDF and Word: made on click"
+    labels = [b.label for b in app.get("download_button")]
+    assert "Report (PDF)" in labels and "Report (Word)" in labels
 
     name, report = served["Report (Markdown)"]
     assert name == f"report-{record.run_id}.md"
@@ -539,10 +544,12 @@ def test_stop_cancels_a_slow_run_and_the_report_can_be_written_from_what_was_gat
     app.run()
     assert button(app, "Research").disabled, "one research at a time"
     lines = markdown(app)
-    assert "✅ **Plan**: 1 sub-questions, 1 queries" in lines, "one line per step, with its counts"
-    assert "✅ **Search** (round 1): 1 queries; 3 results, 3 new sources, 3 to read" in lines
-    assert "✅ **Read sources** (round 1): 3 read, 0 failed" in lines
-    assert "⏳ **Judge progress** (round 1)" in lines, "the step running now"
+    assert "Done · **Plan**: 1 sub-questions, 1 queries" in lines, "one line per step, with its counts, in words"
+    assert "Done · **Search** (round 1): 1 queries; 3 results, 3 new sources, 3 to read" in lines
+    assert "Done · **Read sources** (round 1): 3 read, 0 failed" in lines
+    assert "Running · **Judge progress** (round 1)" in lines, "the step running now"
+    assert "- Searching: What is the tram fare" in lines, "the live log names each query…"
+    assert "- Read (read via local-file): Fares" in lines, "…and each source read"
     assert any("1 queries · 3 sources read · 0 failed · 3 evidence items" in c.value for c in app.caption)
     [bar] = app.get("progress")
     assert 0.3 < bar.proto.value / 100 < 1 and "Judge progress" in bar.proto.text
@@ -585,7 +592,7 @@ def test_a_stopped_run_can_be_resumed_to_the_end(tmp_path: Path) -> None:
     assert record.status is RunStatus.COMPLETED
     assert "stopped on request" not in record.report_markdown
     assert "2.40 euros" in markdown(app)
-    assert "✅ **Plan**: 1 sub-questions, 1 queries" in markdown(app), "the progress goes on from before the stop"
+    assert "Done · **Plan**: 1 sub-questions, 1 queries" in markdown(app), "the progress goes on from before the stop"
 
 
 # Plan review --------------------------------------------------------------------------------------------
@@ -666,7 +673,13 @@ def test_a_past_run_reopens_from_the_history_and_can_be_run_again(tmp_path: Path
     app.sidebar.button(key=f"history-{record.run_id}").click()
     app.run()
     assert "“A single tram fare costs 2.40 euros”" in markdown(app)
-    assert len(app.get("download_button")) == 3
+    assert [b.label for b in app.get("download_button")] == [
+        "Report (Markdown)",
+        "Report (PDF)",
+        "Report (Word)",
+        "Run (JSON)",
+        "Evidence (CSV)",
+    ]
     assert any(record.run_id in c.value and "completed" in c.value for c in app.caption)
 
     button(app, "Run again").click()
@@ -758,3 +771,46 @@ def test_an_unexpected_failure_is_one_line_and_logged_with_its_traceback(
     assert record.status is RunStatus.FAILED
     assert button(app, "Resume") and button(app, "Write report from what was gathered")
     assert "Research failed" in app.get("progress")[0].proto.text
+
+
+# Links, History, honest states ----------------------------------------------------------------------------
+
+
+def test_a_run_has_a_link_that_opens_it_and_can_be_deleted(tmp_path: Path) -> None:
+    app = finish(submit(page(fake_services()), TRAM_QUESTION))
+    [record] = runs(tmp_path)
+    assert app.query_params["run"] in (record.run_id, [record.run_id]), "the page's address names the run"
+
+    linked = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=30)
+    linked.query_params["run"] = record.run_id
+    linked.run()
+    assert not linked.exception
+    assert "“A single tram fare costs 2.40 euros”" in markdown(linked), "the link opens the run"
+    assert [b.label for b in linked.get("download_button")][:3] == [
+        "Report (Markdown)",
+        "Report (PDF)",
+        "Report (Word)",
+    ]
+
+    labelled(linked.text_input, "Search the history").input("no such words")
+    linked.run()
+    assert record.run_id not in [b.key for b in linked.sidebar.button if b.key]
+    labelled(linked.text_input, "Search the history").input("tram fare")
+    linked.run()
+    assert f"history-{record.run_id}" in [b.key for b in linked.sidebar.button]
+
+    linked.button(key="delete-run").click()
+    linked.run()
+    assert runs(tmp_path) == [], "the run is gone from the store"
+    assert "run" not in linked.query_params
+
+
+def test_a_report_without_findings_is_not_called_complete(tmp_path: Path) -> None:
+    app = finish(submit(page(services_over(make_document("/corpus/x.md", "Nothing here.", "X"))), TRAM_QUESTION))
+    if app.session_state["page"].job is None:
+        pytest.skip("no run")
+    text = app.get("progress")[0].proto.text
+    [record] = runs(tmp_path)
+    if record.metrics.evidence:
+        pytest.skip("the fake reasoner found evidence in it")
+    assert "Research complete" not in text and "without findings" in text

@@ -141,3 +141,19 @@ async def test_settle_waits_for_the_run_to_end() -> None:
     background.wait(5)
     settle(state)
     assert state.shown == "r1"
+
+
+def test_a_full_disk_or_a_damaged_store_is_said_with_what_to_do(tmp_path: Path) -> None:
+    import sqlite3
+
+    from research_assistant.damage import DamagedStore
+
+    full = failure_message(sqlite3.OperationalError("database or disk is full"), "r1", tmp_path)
+    assert full.startswith(f"The research stopped: the disk holding {tmp_path} is full") and "free some space" in full
+    path = tmp_path / "chroma.sqlite3"
+    assert failure_message(RuntimeError("indexing failed"), "r1", tmp_path).startswith("The research failed unexpect")
+    try:
+        raise RuntimeError("indexing failed") from DamagedStore(path, "file is not a database", "move it aside")
+    except RuntimeError as error:
+        named = failure_message(error, "r1", tmp_path)
+    assert named.startswith(f"{path} is damaged (file is not a database); move it aside")

@@ -25,8 +25,8 @@ from research_assistant.page.form import (
 )
 from research_assistant.page.state import FormValues, Upload
 from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.search.providers import ProviderChoice
 from research_assistant.settings import Settings
-from research_assistant.web.setup import ProviderChoice
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 NO_KEYS = [

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from research_assistant.page.progress import Step, progress_fraction, step_markdown, steps, totals, totals_line
+from research_assistant.page.progress import (
+    MARKS,
+    WARNING_MARK,
+    Step,
+    progress_fraction,
+    step_markdown,
+    steps,
+    totals,
+    totals_line,
+)
 from research_assistant.progress import SourceOutcome
 from research_assistant.runs.records import EventKind, TraceEvent
+
+DONE, RUNNING, FAILED = (MARKS[state] + " · " for state in ("done", "running", "failed"))
+WARNING = WARNING_MARK + " "
 
 
 def event(kind: EventKind, node: str = "", message: str = "", level: str = "info", **extra: object) -> TraceEvent:
@@ -96,12 +108,28 @@ def test_a_step_line_escapes_what_documents_said_and_lists_its_warnings() -> Non
         "browse", round=2, state="done", seconds=1.25, warnings=[f"failed: [x](javascript:{i})" for i in range(7)]
     )
     lines = step_markdown(step)
-    assert lines[0] == "✅ **Read sources** (round 2): 0 read, 0 failed · 1.2 s"
-    assert lines[1] == "⚠️ failed: \\[x\\]\\(javascript:0)"
-    assert len(lines) == 1 + 5 + 1 and lines[-1] == "⚠️ … and 2 more warnings"
-    assert step_markdown(Step("mystery_node", message="**bold**"))[0] == "⏳ **mystery\\_node**: \\*\\*bold\\*\\*"
+    assert lines[0] == DONE + "**Read sources** (round 2): 0 read, 0 failed · 1.2 s"
+    assert lines[1] == WARNING + "failed: \\[x\\]\\(javascript:0)"
+    assert len(lines) == 1 + 5 + 1 and lines[-1] == WARNING + "… and 2 more warnings"
+    assert (
+        step_markdown(Step("mystery_node", message="**bold**"))[0] == RUNNING + "**mystery\\_node**: \\*\\*bold\\*\\*"
+    )
     failed = Step("extract", state="failed", warnings=["failed: boom"])
-    assert step_markdown(failed) == ["❌ **Extract evidence**", "⚠️ failed: boom"]
+    assert step_markdown(failed) == [
+        FAILED + "**Extract evidence**",
+        WARNING + "failed: boom",
+    ]
+
+
+def test_a_warning_repeated_in_a_step_is_shown_once_with_its_count() -> None:
+    dead = "search provider 'tavily' failed: Tavily could not be reached at 127.0.0.1:9"
+    events = [start("search"), *(progress("search", dead, "warning") for _ in range(24))]
+    events += [progress("search", "search provider 'exa' failed: boom", "warning"), end("search")]
+    [step] = steps(events)
+    assert step_markdown(step)[1:] == [
+        WARNING + f"{dead} (repeated 24 times)",
+        WARNING + "search provider 'exa' failed: boom",
+    ]
 
 
 def test_a_failed_step_says_so() -> None:
@@ -111,7 +139,9 @@ def test_a_failed_step_says_so() -> None:
 
 def test_a_step_a_run_left_unfinished_is_shown_stopped() -> None:
     cancelled = [*SETUP, start("search"), event(EventKind.RUN_END, message="cancelled")]
-    assert steps(cancelled)[-1].state == "stopped" and step_markdown(steps(cancelled)[-1])[0].startswith("⏹️")
+    assert steps(cancelled)[-1].state == "stopped" and step_markdown(steps(cancelled)[-1])[0].startswith(
+        ":material/stop_circle: Stopped"
+    )
     died = [*SETUP, start("browse")]  # the process died: no run_end; the resumed run starts over
     events = [*died, event(EventKind.RUN_START, message="resumed"), start("browse"), end("browse")]
     assert [(s.node, s.state) for s in steps(events)][-2:] == [("browse", "stopped"), ("browse", "done")]
@@ -169,6 +199,6 @@ def test_model_calls_add_their_tokens_and_cost_to_the_step_that_made_them() -> N
     [step] = steps(events)
     assert (step.tokens, step.cost_usd, step.detail()) == (1200, 0.001, "4 evidence items from 2 sources")
     assert step_markdown(step) == [
-        "✅ **Extract evidence**: 4 evidence items from 2 sources · 1,200 tokens, $0.0010 · 0.5 s"
+        DONE + "**Extract evidence**: 4 evidence items from 2 sources · 1,200 tokens, $0.0010 · 0.5 s"
     ]
     assert totals(events).tokens == 1200

@@ -111,7 +111,7 @@ def test_the_warnings_name_an_early_stop_and_the_runs_warnings_once() -> None:
     ]
     assert warnings({"notices": notices}, "time limit reached (60 s)") == [
         "Research stopped early: time limit reached (60 s). The report covers what was gathered.",
-        "2 of 5 citations did not check out and were removed",
+        "2 of 5 citations did not check out and were removed (repeated 2 times)",
         "Exa failed: \\*boom\\*",
     ]
     stopped = [Notice(message="Research stopped early: stopped on request. The report covers it.")]
@@ -170,15 +170,29 @@ def test_a_card_per_cited_source_with_the_passages_the_report_quotes() -> None:
 
 def test_a_card_shows_what_is_known_of_its_source_safely(tmp_path: Path) -> None:
     web, local = source_cards(MARKDOWN, STATE)
-    assert card_lines(web, []) == [
+    lines = card_lines(web, [])
+    assert lines[0].startswith("Fares \\*and\\* tickets"), "first, its Sources entry, in the run's style"
+    assert lines[1:] == [
         "example.org · web page · published 2024-03-05 · by Ada Lane · credibility 0.90 (official)",
         "<https://www.example.org/fares?x=1> · read via http on 2026-11-21, 1,234 characters",
-        "> “A fare costs 2.40 euros”",
+        "- “A fare costs 2.40 euros”",
     ]
-    assert card_lines(local, [Path("/corpus")])[:2] == [
+    local_lines = card_lines(local, [Path("/corpus")])
+    assert "`history.md`" in local_lines[0] and "/corpus" not in local_lines[0], "relative to the documents folder"
+    assert local_lines[1:3] == [
         "local file · local document · undated",
         "`history.md` · read",
     ]
+
+
+def test_the_citation_style_shows_on_the_cards() -> None:
+    state = dict(STATE)
+    entries = {
+        style: source_cards(render_markdown(REPORT, state["sources"], state["evidence"], style), state)[0].entry
+        for style in CitationStyle
+    }
+    assert len(set(entries.values())) == 3, "numeric, APA and MLA entries differ"
+    assert "Retrieved" in entries[CitationStyle.APA] and "Accessed 21 Nov. 2026" in entries[CitationStyle.MLA]
 
 
 def test_failed_sources_are_listed_with_their_reason() -> None:
@@ -203,12 +217,14 @@ def run_record(report_markdown: str = MARKDOWN) -> RunRecord:
 
 def test_a_run_downloads_as_markdown_json_and_csv() -> None:
     found = {export.label: export for export in exports(run_record(), STATE)}
-    assert list(found) == ["Report (Markdown)", "Run (JSON)", "Evidence (CSV)"]
-    assert found["Report (Markdown)"].data == MARKDOWN and found["Report (Markdown)"].file_name == "report-r1.md"
+    assert list(found) == ["Report (Markdown)", "Report (PDF)", "Report (Word)", "Run (JSON)", "Evidence (CSV)"]
+    assert found["Report (Markdown)"].data.decode() == MARKDOWN
+    assert found["Report (Markdown)"].file_name == "report-r1.md"
+    assert found["Report (PDF)"].data.startswith(b"%PDF") and found["Report (Word)"].file_name == "report-r1.docx"
     document = json.loads(found["Run (JSON)"].data)
     assert document["parameters"]["depth"] == "quick" and document["metrics"]["evidence"] == 3
     assert document["status"] == "completed" and set(document["sources"]) == {"S1", "S2", "S3"}
-    rows = list(csv.DictReader(io.StringIO(found["Evidence (CSV)"].data)))
+    rows = list(csv.DictReader(io.StringIO(found["Evidence (CSV)"].data.decode())))
     assert [(row["evidence_id"], row["locator"]) for row in rows] == [
         ("E1", WEB.locator),
         ("E2", LOCAL.locator),
@@ -219,5 +235,11 @@ def test_a_run_downloads_as_markdown_json_and_csv() -> None:
 
 def test_a_run_without_a_report_or_a_checkpoint_offers_what_it_has() -> None:
     assert [export.label for export in exports(run_record(""), STATE)] == ["Run (JSON)", "Evidence (CSV)"]
-    assert [export.label for export in exports(run_record(), {})] == ["Report (Markdown)"]
+    assert [export.label for export in exports(run_record(), {})] == [
+        "Report (Markdown)",
+        "Report (PDF)",
+        "Report (Word)",
+    ]
+    paused = {**STATE, "evidence": {}}
+    assert [export.label for export in exports(run_record(""), paused)] == ["Run (JSON)"], "no evidence, no CSV"
     assert exports(run_record(""), {}) == []
