@@ -1,5 +1,5 @@
 """The command line: `research-assistant run QUESTION [--corpus DIR] [--sources ...]`, `resume RUN_ID`,
-`runs`, `show RUN_ID`, `trace RUN_ID`, `doctor` and `fetch URL`.
+`runs`, `show RUN_ID`, `trace RUN_ID`, `export RUN_ID --format md|pdf|docx|json|csv`, `doctor` and `fetch URL`.
 
 Progress goes to stderr, one line per step; the report goes to stdout or to
 `--out`. Exit codes: 0 report written, 1 unexpected failure, 2 bad input (or,
@@ -17,19 +17,23 @@ import asyncio
 import gc
 import os
 import sys
+import traceback
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast, get_args
 
 from research_assistant.context import CitationStyle, Context, Depth, SourceKind
-from research_assistant.damage import DamagedStore, is_damage, problem_of
+from research_assistant.damage import DamagedStore, is_damage
+from research_assistant.echo import shorten
 from research_assistant.secrets import ScrubbingWriter, scrub
+from research_assistant.servers import ServerUnavailable
 from research_assistant.settings import Settings, SettingsError, get_settings
 
 if TYPE_CHECKING:
     from research_assistant.runs.records import RunRecord, TraceEvent
 
 SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
+EXPORT_FORMATS = ("md", "pdf", "docx", "json", "csv")
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NO_EVIDENCE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -94,8 +98,24 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("run_id", help="the run's id (or its first characters)")
     trace = commands.add_parser("trace", help="print a run's trace as JSON lines")
     trace.add_argument("run_id", help="the run's id (or its first characters)")
+    export = commands.add_parser(
+        "export", help="export a run: its report as Markdown, PDF or Word, its state as JSON, its evidence as CSV"
+    )
+    export.add_argument("run_id", help="the run's id (or its first characters)")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="md", help="what to export (default: md)")
+    export.add_argument(
+        "--out",
+        type=Path,
+        help="the file to write (default: stdout for md, json and csv; report-RUN_ID.pdf or .docx here for pdf "
+        "and docx)",
+    )
 
     commands.add_parser("doctor", help="check every store (runs, checkpoints, repository, caches): one line each")
+    migrate = commands.add_parser(
+        "migrate", help="copy this working directory's runs, checkpoints, caches and repository to a team's servers"
+    )
+    migrate.add_argument("--to", metavar="POSTGRESQL_URL", help="the team's database (default: RESEARCH_DATABASE_URL)")
+    migrate.add_argument("--chroma", metavar="URL", help="the team's Chroma server (default: RESEARCH_CHROMA_URL)")
 
     fetch = commands.add_parser("fetch", help="show what research sees of one web page, or why it is refused")
     fetch.add_argument("url", help="an http(s) URL")
@@ -168,10 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Whatever reaches the terminal (progress, reports, error lines) is scrubbed of every key the process knows.
         return run_command(args, _scrubbed(sys.stdout), _scrubbed(sys.stderr))
     except UsageError as error:
-        print(f"research-assistant: error: {error}", file=sys.stderr)
+        _say(f"research-assistant: error: {error}")
         return EXIT_USAGE
-    except DamagedStore as error:
-        print(f"research-assistant: error: {error}", file=sys.stderr)
+    except DamagedStore as error:  # the whole path: the line says what to do with it
+        print(scrub(f"research-assistant: error: {error}"), file=sys.stderr)
+        return EXIT_USAGE
+    except ServerUnavailable as error:  # the team's database or Chroma server: which one, and why, in one line
+        _say(f"research-assistant: error: {error}")
         return EXIT_USAGE
     except Cancelled as cancelled:
         print(f"research-assistant: {cancelled}", file=sys.stderr)
@@ -183,28 +206,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILURE
     except Exception as error:  # a bug, not a user mistake: one line, the traceback only on request
-        if os.environ.get("RESEARCH_DEBUG"):
-            raise
-        if is_damage(error):  # a database found damaged after it was opened: name it
-            print(f"research-assistant: error: {_damaged_store(error)}", file=sys.stderr)
+        if os.environ.get("RESEARCH_DEBUG"):  # the traceback quotes messages, which may quote a key
+            print(scrub(traceback.format_exc()), end="", file=sys.stderr)
+            return EXIT_FAILURE
+        full = _full_disk(error)
+        if full is not None:  # a database or the repository could not grow: say so, not SQLite's words
+            print(scrub(f"research-assistant: error: {full}"), file=sys.stderr)
             return EXIT_USAGE
-        line = f"research-assistant: unexpected error: {error!r} (set RESEARCH_DEBUG=1 for details)"
-        print(scrub(line), file=sys.stderr)
+        if is_damage(error):  # a database found damaged after it was opened: name it
+            print(scrub(f"research-assistant: error: {_damaged_store(error)}"), file=sys.stderr)
+            return EXIT_USAGE
+        _say(f"research-assistant: unexpected error: {error!r} (set RESEARCH_DEBUG=1 for details)")
         return EXIT_FAILURE
+
+
+def _full_disk(error: BaseException) -> str | None:
+    """One line saying which working folder's disk is full, when that is what `error` comes from."""
+    from research_assistant.damage import full_disk_line, is_full
+
+    try:
+        settings = get_settings()
+        folders = [settings.db_dir, settings.cache_dir]
+    except SettingsError:
+        folders = [Path("research_db"), Path("cache")]
+    return next((full_disk_line(folder) for folder in folders if is_full(error, folder)), None)
+
+
+def _say(line: str) -> None:
+    """An error line on stderr: scrubbed of keys, a long URL or path in it shortened."""
+    print(shorten(scrub(line)), file=sys.stderr)
 
 
 def _damaged_store(error: BaseException) -> str:
     """One line naming the damaged database behind `error`: the first SQLite store that fails its check."""
-    from research_assistant.doctor import sqlite_stores
+    from research_assistant.doctor import damaged_store_line
 
     try:
         db_dir = get_settings().db_dir
     except SettingsError:
         db_dir = Path("research_db")
-    for path, problem, remedy in sqlite_stores(db_dir):
-        if problem is not None:
-            return str(DamagedStore(path, problem, remedy))
-    return f"a database in {db_dir} is damaged ({problem_of(error)}); `research-assistant doctor` checks each one"
+    return damaged_store_line(error, db_dir) or str(error)
 
 
 def _scrubbed(stream: TextIO) -> TextIO:
@@ -216,10 +257,14 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         return fetch_command(args.url, stdout, stderr, refresh=args.refresh, max_chars=args.max_chars)
     if args.command in ("runs", "show", "trace"):
         return inspect_command(args, stdout)
+    if args.command == "export":
+        return export_command(args, stdout, stderr)
     if args.command == "resume":
         return resume_command(args, stdout, stderr)
     if args.command == "doctor":
         return doctor_command(stdout)
+    if args.command == "migrate":
+        return migrate_command(args, stdout)
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
@@ -361,6 +406,67 @@ def inspect_command(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
+def export_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """`export RUN_ID --format F [--out FILE]`: the run's report, state or evidence, local documents named by
+    their paths inside the documents folder."""
+    from research_assistant.report.exports import ExportFormat, NothingToExport, RunExport, export_run, shown_parameters
+    from research_assistant.report.locations import corpus_roots
+    from research_assistant.runner import saved_state
+    from research_assistant.storage import StorageError, default_file_mode, write_atomically
+
+    settings = _settings()
+    record = _find_run(settings, args.run_id)
+    fmt = ExportFormat(args.format)
+    state = asyncio.run(saved_state(settings.db_dir, record.run_id)) if fmt is not ExportFormat.MARKDOWN else {}
+    run = RunExport(
+        run_id=record.run_id,
+        report_markdown=record.report_markdown,
+        state=dict(state or {}),
+        extra={
+            "status": record.status.value,
+            "parameters": shown_parameters(record.parameters.model_dump(mode="json")),
+            "metrics": record.metrics.model_dump(mode="json"),
+        },
+        roots=corpus_roots(record.parameters.corpus_dir),
+        secrets=settings.secret_values(),
+    )
+    try:
+        made = export_run(run, fmt)
+    except NothingToExport as error:
+        raise UsageError(str(error)) from None
+    out = args.out
+    if out is None and fmt in (ExportFormat.PDF, ExportFormat.WORD):
+        out = Path(made.file_name)
+    if out is None:
+        stdout.write(made.data.decode("utf-8"))
+        return EXIT_OK
+    _check_writable(out)
+    try:
+        write_atomically(out, made.data, mode=default_file_mode(out), durable=True)
+    except StorageError as error:
+        raise UsageError(f"cannot write {out}: {error.strerror}") from None
+    print(f"{made.label} written to {out}", file=stderr)
+    return EXIT_OK
+
+
+def migrate_command(args: argparse.Namespace, stdout: TextIO) -> int:
+    """Copy the embedded stores to the servers named (or configured); one line per store."""
+    from research_assistant.runs.migrate import migrate
+    from research_assistant.secrets import remember
+    from research_assistant.settings import postgres_url_problem, redact_url, url_password
+
+    settings = _settings()
+    database, chroma = (args.to or settings.database_url).strip(), (args.chroma or settings.chroma_url).strip()
+    remember(url_password(database), url_password(chroma))  # never shown, whatever fails
+    if not database and not chroma:
+        raise UsageError("no server to migrate to: pass --to postgresql://... and/or --chroma http://host:port")
+    problem = postgres_url_problem(database) if database else None
+    if problem:
+        raise UsageError(f"--to {redact_url(database)!r} {problem}")
+    migrate(settings.db_dir, settings.cache_dir, database, chroma.rstrip("/"), lambda line: print(line, file=stdout))
+    return EXIT_OK
+
+
 def doctor_command(stdout: TextIO) -> int:
     """Check each store and print one line for each; exit code 2 when a database needs the analyst."""
     from research_assistant.doctor import check_stores
@@ -368,7 +474,7 @@ def doctor_command(stdout: TextIO) -> int:
     settings = _settings()
     findings = check_stores(settings.db_dir, settings.cache_dir)
     stdout.writelines(finding.line() + "\n" for finding in findings)
-    return EXIT_USAGE if any(finding.status == "damaged" for finding in findings) else EXIT_OK
+    return EXIT_USAGE if any(finding.status in ("damaged", "unreachable") for finding in findings) else EXIT_OK
 
 
 def _settings() -> Settings:
@@ -408,19 +514,30 @@ def _deliver(result: dict[str, Any], args: argparse.Namespace, stdout: TextIO, s
 
 
 def _progress_printer(progress: TextIO | None) -> Callable[[TraceEvent], None] | None:
-    """Progress lines on stderr: the messages of the run's trace (node starts and ends stay in the trace)."""
+    """Progress lines on stderr: the messages of the run's trace (node starts and ends stay in the trace).
+
+    A warning repeated in the run is shown the first time, and once more at the end with its count.
+    """
+    from research_assistant.echo import repeated
     from research_assistant.runs.records import EventKind
+    from research_assistant.runs.repeats import Repeats
 
     if progress is None:
         return None
     shown = {EventKind.RUN_START, EventKind.PROGRESS, EventKind.SOURCE}
+    repeats = Repeats()
+
+    def line(node: str, level: str, message: str) -> None:
+        print(f"[{node}] {'warning: ' if level == 'warning' else ''}{message}", file=progress, flush=True)
 
     def show(event: TraceEvent) -> None:
-        if event.kind in shown:
+        if event.kind is EventKind.RUN_END:
+            for node, level, message, times in repeats.held_back():
+                line(node, level, repeated(message, times))
+        elif event.kind in shown and repeats.first(event):
             node = "run" if event.kind is EventKind.RUN_START else event.node
             message = f"{event.message} {event.run_id}" if event.kind is EventKind.RUN_START else event.message
-            level = "warning: " if event.level == "warning" else ""
-            print(f"[{node}] {level}{message}", file=progress, flush=True)
+            line(node, event.level, message)
 
     return show
 
@@ -432,6 +549,11 @@ def _research(work: Coroutine[Any, Any, dict[str, Any]], run_id: str) -> dict[st
     from research_assistant.services import ConfigurationError
     from research_assistant.storage import StorageError
 
+    try:  # the repository's libraries take seconds to load: here a Ctrl-C stops them, in the run's loop it cannot
+        import research_assistant.knowledge.repository  # noqa: F401
+    except KeyboardInterrupt:
+        work.close()  # never started: nothing to keep
+        raise
     try:
         return asyncio.run(work)
     except (CorpusError, ConfigurationError, RunNotResumable, StorageError) as error:
@@ -453,8 +575,8 @@ def _default_sources(has_corpus: bool, settings: Settings) -> list[SourceKind]:
 
 def fetch_command(url: str, stdout: TextIO, stderr: TextIO, *, refresh: bool, max_chars: int) -> int:
     """Print what browse and extract see of one page: metadata, access method, credibility and text."""
+    from research_assistant.text.urls import is_web_url
     from research_assistant.web.fetched import FetchError
-    from research_assistant.web.urls import is_web_url
 
     if not is_web_url(url.strip()):
         raise UsageError(f"not an http(s) URL: {url!r}")
@@ -467,7 +589,7 @@ def fetch_command(url: str, stdout: TextIO, stderr: TextIO, *, refresh: bool, ma
     try:
         report = asyncio.run(_fetch(url.strip(), refresh, max_chars))
     except FetchError as error:
-        print(f"research-assistant: {url}: {error}", file=stderr)
+        print(shorten(f"research-assistant: {url}: {error}"), file=stderr)
         return EXIT_USAGE
     except StorageError as error:  # the page was read, but the cache cannot keep it (a full disk)
         raise UsageError(str(error)) from None
@@ -480,10 +602,10 @@ async def _fetch(url: str, refresh: bool, max_chars: int) -> str:
     from research_assistant.knowledge.documents import source_id_for
     from research_assistant.reading import ReadError
     from research_assistant.schemas import SourceRecord, SourceType
+    from research_assistant.text.urls import normalize_url
     from research_assistant.web.credibility import assess_credibility
     from research_assistant.web.fetched import FetchError
     from research_assistant.web.setup import build_web_reader
-    from research_assistant.web.urls import normalize_url
 
     settings = get_settings()
     # No repository: the page lands in the document cache, and a research run indexes it from there.

@@ -1,4 +1,4 @@
-"""`research-assistant doctor`: check every store of a working directory, one line each.
+"""`research-assistant doctor`: check every store of a working directory, and each configured server, one line each.
 
 The databases (run store, checkpoints, the repository's Chroma database) are checked with SQLite's
 `quick_check` and reported with what to do; they are never changed here, because the first two hold
@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from research_assistant.damage import checkpoints_remedy, chroma_remedy, runs_remedy, sqlite_problem
+from research_assistant.damage import (
+    DamagedStore,
+    checkpoints_remedy,
+    chroma_remedy,
+    is_damage,
+    problem_of,
+    runs_remedy,
+    sqlite_problem,
+)
 
 if TYPE_CHECKING:
     from research_assistant.knowledge.document_cache import DocumentCache
@@ -26,7 +34,7 @@ class Finding:
     store: str
     path: Path
     status: str
-    """"ok", "repaired" or "damaged"."""
+    """"ok", "repaired", "damaged" or "unreachable" (a server)."""
     detail: str
 
     def line(self) -> str:
@@ -47,10 +55,34 @@ def sqlite_stores(db_dir: Path) -> list[tuple[Path, str | None, str]]:
     return [(path, sqlite_problem(path), remedy(path)) for path, remedy in stores if path.exists()]
 
 
+def damaged_store_line(error: BaseException, db_dir: Path) -> str | None:
+    """One line naming the damaged database behind `error` and what to do, for the command line and the page;
+    None when `error` does not come from a damaged database."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, DamagedStore):
+            return str(cause)
+        cause = cause.__cause__ or cause.__context__
+    if not is_damage(error):
+        return None
+    for path, problem, remedy in sqlite_stores(db_dir):  # found damaged after it was opened: which one?
+        if problem is not None:
+            return str(DamagedStore(path, problem, remedy))
+    return f"a database in {db_dir} is damaged ({problem_of(error)}); `research-assistant doctor` checks each one"
+
+
 def check_stores(db_dir: Path, cache_dir: Path) -> list[Finding]:
     """One finding per store: the three databases, the BM25 cache and the document cache."""
+    from research_assistant.servers import chroma_url, database_url
+
     findings = []
     names = {RUNS_FILE: "runs", CHECKPOINTS_FILE: "checkpoints", CHROMA_FILE: "repository"}
+    if database_url():  # the team's database holds runs and checkpoints: it is checked instead of the files
+        findings.append(check_database_server(database_url()))
+        names = {CHROMA_FILE: "repository"}
+    if chroma_url():
+        findings.append(check_chroma_server(chroma_url()))
+        names.pop(CHROMA_FILE)
     present = {path.name: (problem, remedy) for path, problem, remedy in sqlite_stores(db_dir)}
     for file, name in names.items():
         path = db_dir / file
@@ -65,6 +97,32 @@ def check_stores(db_dir: Path, cache_dir: Path) -> list[Finding]:
     findings.append(_check_bm25(db_dir / "bm25"))
     findings.append(_check_documents(cache_dir / "documents"))
     return findings
+
+
+def check_database_server(url: str) -> Finding:
+    """Whether the team's PostgreSQL database answers: one line, its password masked."""
+    from research_assistant.database import check_database
+    from research_assistant.servers import ServerUnavailable
+    from research_assistant.settings import redact_url
+
+    try:
+        version = check_database(url)
+    except ServerUnavailable as error:
+        return Finding("runs and checkpoints", Path(), "unreachable", str(error))
+    return Finding("runs and checkpoints", Path(), "ok", f"{version} at {redact_url(url)}")
+
+
+def check_chroma_server(url: str) -> Finding:
+    """Whether the team's Chroma server answers: one line."""
+    from research_assistant.knowledge.chroma_client import check_chroma
+    from research_assistant.servers import ServerUnavailable
+    from research_assistant.settings import redact_url
+
+    try:
+        about = check_chroma(url)
+    except ServerUnavailable as error:
+        return Finding("repository", Path(), "unreachable", str(error))
+    return Finding("repository", Path(), "ok", f"{about} at {redact_url(url)}")
 
 
 def _check_bm25(folder: Path) -> Finding:
@@ -86,6 +144,15 @@ def _check_documents(folder: Path) -> Finding:
     from research_assistant.knowledge.document_cache import DocumentCache
 
     cache = DocumentCache(folder.parent)
+    if cache.shared is not None:  # the team's database holds the documents; its reachability is checked above
+        from research_assistant.servers import ServerUnavailable
+
+        try:
+            return Finding(
+                "document cache", folder, "ok", f"in the PostgreSQL database, {cache.shared.count()} documents"
+            )
+        except ServerUnavailable:
+            return Finding("document cache", folder, "unreachable", "kept in the PostgreSQL database, which is down")
     entries = sorted(folder.glob("*.json")) if folder.is_dir() else []
     damaged = [entry for entry in entries if _damaged(cache, entry.stem)]
     for entry in damaged:

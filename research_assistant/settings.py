@@ -17,7 +17,7 @@ import shutil
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -47,6 +47,16 @@ class Settings(BaseSettings):
         default=900, ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE, description="Characters per repository chunk."
     )
     chunk_overlap: int = Field(default=120, ge=0, description="Characters shared by neighbouring chunks.")
+    max_file_mb: float = Field(
+        default=100.0, gt=0, description="Largest local or uploaded file indexed, in MB; larger ones are skipped."
+    )
+
+    # Servers for a team (empty: the embedded files under db_dir and cache_dir, as for one analyst).
+    database_url: str = Field(
+        default="",
+        description="PostgreSQL URL (postgresql://user:password@host:5432/db) for checkpoints, runs and caches.",
+    )
+    chroma_url: str = Field(default="", description="A Chroma server (http://host:8000) for the repository.")
 
     # Search providers: keys and endpoints.
     tavily_api_key: SecretStr | None = Field(
@@ -178,6 +188,32 @@ class Settings(BaseSettings):
             raise ValueError("must not be empty")
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            remember(url_password(value))  # before any message could quote it
+            problem = postgres_url_problem(value)
+            if problem:
+                raise ValueError(f"{redact_url(value)!r} {problem}")
+        return value
+
+    @field_validator("chroma_url")
+    @classmethod
+    def _chroma_server_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value:
+            parts = urlsplit(value)
+            remember(url_password(value))
+            try:
+                port = parts.port
+            except ValueError:
+                port = -1
+            if parts.scheme not in ("http", "https") or not parts.hostname or port == -1 or parts.path:
+                raise ValueError(f"{redact_url(value)!r} is not a Chroma server address such as http://localhost:8000")
+        return value
+
     @field_validator("db_dir", "cache_dir")
     @classmethod
     def _usable_folder(cls, value: Path) -> Path:
@@ -215,7 +251,8 @@ class Settings(BaseSettings):
     def secret_values(self) -> list[str]:
         """Every key that is set, so that output can be scrubbed of them."""
         values = (getattr(self, name) for name in type(self).model_fields)
-        return [
+        passwords = [url_password(url) for url in (self.database_url, self.chroma_url)]
+        return [password for password in passwords if password] + [
             value.get_secret_value() for value in values if isinstance(value, SecretStr) and value.get_secret_value()
         ]
 
@@ -233,6 +270,35 @@ class Settings(BaseSettings):
             if found:
                 return Path(found)
         return None
+
+
+def url_password(url: str) -> str | None:
+    """The password in `url`, decoded, or None."""
+    password = urlsplit(url).password
+    return unquote(password) if password else None
+
+
+def redact_url(url: str) -> str:
+    """`url` with its password (if any) replaced by `***`, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{parts.username or ''}:***@{host}").geturl()
+
+
+def postgres_url_problem(url: str) -> str | None:
+    """Why `url` is not a PostgreSQL URL, or None."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres"):
+        return "is not a PostgreSQL URL such as postgresql://user:password@localhost:5432/research"
+    try:
+        parts.port  # noqa: B018 - a port that is not a number raises
+    except ValueError:
+        return "has a port that is not a number"
+    if not parts.hostname and "host=" not in parts.query:
+        return "names no host; write postgresql://user:password@host:5432/database"
+    return None
 
 
 def _split(value: str) -> list[str]:

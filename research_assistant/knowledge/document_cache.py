@@ -1,4 +1,5 @@
-"""The document cache: the extracted text of every source read, on disk.
+"""The document cache: the extracted text of every source read, on disk (or, for a team, in the PostgreSQL
+database of `RESEARCH_DATABASE_URL`, table `research_cache`, so no worker reads a source another has read).
 
 One JSON file per source (`<cache_dir>/documents/<source_id>.json`), so a
 source is never fetched or parsed twice, and state only needs to carry ids.
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from research_assistant.database import shared_cache
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.storage import write_atomically
 
@@ -27,6 +29,8 @@ class DocumentCache:
 
     def __init__(self, cache_dir: Path) -> None:
         self.directory = Path(cache_dir) / "documents"
+        self.shared = shared_cache("documents")
+        """The team's database, when one is configured: documents are kept there instead of `directory`."""
 
     def _path(self, source_id: str) -> Path:
         # Source ids become file names: refuse anything that could escape the folder.
@@ -38,8 +42,10 @@ class DocumentCache:
         """The cached document, or None when it is missing, unreadable or damaged."""
         path = self._path(source_id)
         try:
-            raw = path.read_bytes()
+            raw = path.read_bytes() if self.shared is None else self.shared.get(source_id)
         except OSError:
+            return None
+        if raw is None:
             return None
         try:
             doc = StoredDocument.model_validate_json(raw)
@@ -50,7 +56,13 @@ class DocumentCache:
     def put(self, doc: StoredDocument) -> None:
         """Store (or replace) a document atomically; raises `StorageError` (naming the file) when it cannot be
         written, leaving the previous entry as it was."""
-        write_atomically(self._path(doc.source_id), doc.model_dump_json(indent=1).encode())
+        # Straight to bytes: `model_dump_json` would make a str copy of the whole text, then `encode` another.
+        payload = doc.__pydantic_serializer__.to_json(doc, indent=1)
+        if self.shared is not None:
+            self._path(doc.source_id)  # the same ids as on disk, checked the same way
+            self.shared.put(doc.source_id, payload)
+            return
+        write_atomically(self._path(doc.source_id), payload)
 
     def text(self, source_id: str) -> str | None:
         """Just the text of a cached document."""

@@ -1,4 +1,4 @@
-"""The SQLite checkpointer every run is saved with, and the one serializer it may use.
+"""The checkpointer every run is saved with (SQLite, or the team's PostgreSQL), and the one serializer it may use.
 
 LangGraph stores state as msgpack. Our records (pydantic models and enums)
 come back by importing the class a checkpoint names, so the serializer
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -53,8 +54,25 @@ def safe_serializer() -> JsonPlusSerializer:
 
 
 @asynccontextmanager
-async def open_checkpointer(db_dir: Path) -> AsyncIterator[AsyncSqliteSaver]:
-    """The run checkpointer, in `db_dir` (which the run store has created): committed after every step."""
+async def open_checkpointer(db_dir: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """The run checkpointer, committed after every step: in the team's PostgreSQL database when
+    `RESEARCH_DATABASE_URL` is set, else in `db_dir` (which the run store has created)."""
+    from research_assistant.servers import database_url
+
+    url = database_url()
+    if url:
+        from research_assistant.runs.postgres import open_postgres_checkpointer
+
+        async with open_postgres_checkpointer(url) as postgres:
+            yield postgres
+        return
+    async with open_sqlite_checkpointer(db_dir) as saver:
+        yield saver
+
+
+@asynccontextmanager
+async def open_sqlite_checkpointer(db_dir: Path) -> AsyncIterator[AsyncSqliteSaver]:
+    """The embedded checkpointer in `db_dir`, whatever the settings say (`migrate` reads it to copy it)."""
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -68,3 +86,13 @@ async def open_checkpointer(db_dir: Path) -> AsyncIterator[AsyncSqliteSaver]:
             saver = AsyncSqliteSaver(connection, serde=safe_serializer())
             await saver.setup()
         yield saver
+
+
+async def delete_checkpoints(db_dir: Path, run_id: str) -> None:
+    """Every checkpoint of run `run_id` (its thread), gone; nothing to do when no run was ever checkpointed."""
+    from research_assistant.servers import database_url
+
+    if not database_url() and not (db_dir / CHECKPOINT_FILE).exists():
+        return
+    async with open_checkpointer(db_dir) as saver:
+        await saver.adelete_thread(run_id)

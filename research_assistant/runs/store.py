@@ -1,4 +1,5 @@
-"""The run store: every run's record and trace, in an embedded SQLite file next to the repository data.
+"""The run store: every run's record and trace, in an embedded SQLite file next to the repository data
+(or, for a team, in PostgreSQL: `runs.postgres`).
 
 One row per run (its `RunRecord` as JSON, with the columns listing needs) and
 one row per trace event. Each write commits at once, so a killed process loses
@@ -7,6 +8,7 @@ nothing it had recorded. The CLI and the page read the same store.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
@@ -39,6 +41,10 @@ class RunNotFound(LookupError):
 
 
 class RunStore:
+    """Every run's record and trace. `RunStore.at` opens the configured one: this embedded SQLite file, or the
+    team's PostgreSQL database (`runs.postgres.PostgresRunStore`) when `RESEARCH_DATABASE_URL` is set; both keep
+    this interface, so callers never ask which."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
@@ -52,6 +58,14 @@ class RunStore:
 
     @classmethod
     def at(cls, db_dir: Path) -> RunStore:
+        """The run store runs are recorded in: the team's database when one is configured, else `db_dir`'s file."""
+        from research_assistant.servers import database_url
+
+        url = database_url()
+        if url:
+            from research_assistant.runs.postgres import PostgresRunStore
+
+            return PostgresRunStore(url)
         return cls(db_dir / STORE_FILE)
 
     def close(self) -> None:
@@ -59,17 +73,15 @@ class RunStore:
             self._db.close()
 
     def save(self, record: RunRecord) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO runs (run_id, started_at, record) VALUES (?, ?, ?) "
-                "ON CONFLICT (run_id) DO UPDATE SET record = excluded.record",
-                (record.run_id, record.started_at, scrub(record.model_dump_json())),
-            )
+        # A run of this process is stamped with its start, which tells it from a later process given its pid.
+        started = None if record.pid is None else _own_start() if record.pid == os.getpid() else record.pid_started
+        if started != record.pid_started:
+            record = record.model_copy(update={"pid_started": started})
+        self._put(record.run_id, record.started_at, scrub(record.model_dump_json()))
 
     def get(self, run_id: str) -> RunRecord | None:
-        with self._lock:
-            row = self._db.execute("SELECT record FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return self._current(RunRecord.model_validate_json(row[0])) if row else None
+        text = self._record(run_id)
+        return self._current(RunRecord.model_validate_json(text)) if text is not None else None
 
     def find(self, prefix: str) -> RunRecord:
         """The run whose id is or starts with `prefix`, as git finds commits."""
@@ -77,58 +89,126 @@ class RunStore:
         exact = self.get(prefix) if prefix else None
         if exact is not None:
             return exact
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT 3", (len(prefix), prefix)
-            ).fetchall()
-        if not prefix or not rows:
+        ids = self._ids_starting(prefix, 3) if prefix else []
+        if not ids:
             raise RunNotFound(f"no run {prefix!r}; `research-assistant runs` lists them")
-        if len(rows) > 1:
-            raise RunNotFound(f"{prefix!r} matches more than one run ({', '.join(r[0] for r in rows)}, …)")
-        found = self.get(rows[0][0])
+        if len(ids) > 1:
+            raise RunNotFound(f"{prefix!r} matches more than one run ({', '.join(ids)}, …)")
+        found = self.get(ids[0])
         assert found is not None
         return found
 
     def recent(self, limit: int = 20) -> list[RunRecord]:
         """The latest runs, newest first."""
-        with self._lock:
-            rows = self._db.execute("SELECT record FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)).fetchall()
-        return [self._current(RunRecord.model_validate_json(row[0])) for row in rows]
+        return [self._current(RunRecord.model_validate_json(text)) for text in self._latest(limit)]
 
     def append(self, event: TraceEvent) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO events (run_id, seq, event) VALUES (?, ?, ?)",
-                (event.run_id, event.seq, scrub(event.model_dump_json(exclude_none=True))),
-            )
+        self._put_event(event.run_id, event.seq, scrub(event.model_dump_json(exclude_none=True)))
 
     def events(self, run_id: str) -> Iterator[TraceEvent]:
-        with self._lock:
-            rows = self._db.execute("SELECT event FROM events WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        return (TraceEvent.model_validate_json(row[0]) for row in rows)
+        return (TraceEvent.model_validate_json(text) for text in self._events(run_id))
 
     def next_seq(self, run_id: str) -> int:
-        with self._lock:
-            row = self._db.execute("SELECT MAX(seq) FROM events WHERE run_id = ?", (run_id,)).fetchone()
-        return 0 if row[0] is None else int(row[0]) + 1
+        last = self._last_seq(run_id)
+        return 0 if last is None else last + 1
 
     def _current(self, record: RunRecord) -> RunRecord:
-        """A run recorded as running whose process is gone was interrupted (killed, or the machine stopped)."""
-        if record.status is RunStatus.RUNNING and not _alive(record.pid):
+        """A run recorded as running whose process is gone was interrupted (killed, or the machine stopped); so
+        was one whose pid now belongs to another process, which started after it."""
+        if record.status is RunStatus.RUNNING and not _alive(record.pid, record.pid_started):
             record = record.model_copy(update={"status": RunStatus.INTERRUPTED, "pid": None})
             self.save(record)
         return record
 
+    # -- the storage itself: one SQL statement each (SQLite here, PostgreSQL in `runs.postgres`) -------------------
 
-def _alive(pid: int | None) -> bool:
+    def _put(self, run_id: str, started_at: float, record: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO runs (run_id, started_at, record) VALUES (?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET record = excluded.record",
+                (run_id, started_at, record),
+            )
+
+    def _record(self, run_id: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT record FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def _ids_starting(self, prefix: str, limit: int) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT ?", (len(prefix), prefix, limit)
+            ).fetchall()
+        return [str(row[0]) for row in rows]
+
+    def _latest(self, limit: int) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)).fetchall()
+        return [str(row[0]) for row in rows]
+
+    def delete(self, run_id: str) -> bool:
+        """Forget a run: its record and its trace (its checkpoints are `checkpoints.delete_checkpoints`'s).
+        Whether there was such a run."""
+        with self._lock:
+            self._db.execute("DELETE FROM events WHERE run_id = ?", (run_id,))
+            deleted = self._db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount
+        return deleted > 0
+
+    def _put_event(self, run_id: str, seq: int, event: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO events (run_id, seq, event) VALUES (?, ?, ?)", (run_id, seq, event)
+            )
+
+    def _events(self, run_id: str) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT event FROM events WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+        return [str(row[0]) for row in rows]
+
+    def _last_seq(self, run_id: str) -> int | None:
+        with self._lock:
+            row = self._db.execute("SELECT MAX(seq) FROM events WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row[0] is None else int(row[0])
+
+
+def process_start(pid: int) -> int | None:
+    """When process `pid` started, in clock ticks after boot (field 22 of /proc/PID/stat); None when it is gone
+    or the system has no /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = stat.rpartition(b")")[2].split()  # after the command name, which may hold spaces and parentheses
+    try:
+        return int(fields[19])  # field 22; the fields after the name start at field 3
+    except (IndexError, ValueError):
+        return None
+
+
+@functools.cache
+def _start_of(pid: int) -> int | None:
+    return process_start(pid)
+
+
+def _own_start() -> int | None:
+    """This process's start (cached per pid: a forked child has its own)."""
+    return _start_of(os.getpid())
+
+
+def _alive(pid: int | None, started: int | None) -> bool:
+    """Whether process `pid` still runs and is the one that started at `started` (when that is known)."""
     if pid is None:
         return False
     if pid == os.getpid():
-        return True
+        return started is None or started == _own_start()
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
+        pass  # another user's process: alive, but maybe not ours
+    if started is None:  # recorded where /proc could not say: the pid is all there is to go on
         return True
-    return True
+    now = process_start(pid)
+    return now is None or now == started

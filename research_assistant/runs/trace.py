@@ -50,7 +50,7 @@ class TraceRecorder:
             self._started[task_id] = time.monotonic()
             if not namespace:
                 self._counts[node] = Counter()
-            self.record(EventKind.NODE_START, node=node)
+            self.record(EventKind.NODE_START, node=node, message=task_subject(chunk["input"]) if namespace else "")
             return
         started = self._started.pop(task_id, None)
         seconds = round(time.monotonic() - started, 4) if started is not None else None
@@ -77,6 +77,21 @@ class TraceRecorder:
             counts=event.counts,
             source=event.source,
         )
+
+
+def task_subject(task: Any) -> str:
+    """What a fanned-out task works on, for the live log: `query: ...` it searches, `source: ...` it reads."""
+
+    def field(value: Any, name: str) -> Any:
+        return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+    query = field(task, "query")
+    if query is not None:
+        return f"query: {field(query, 'text') or ''}"
+    source = field(task, "source")
+    if source is not None:
+        return f"source: {field(source, 'title') or field(source, 'locator') or ''}"
+    return ""
 
 
 def node_path(namespace: tuple[str, ...], name: str) -> str:

@@ -1,0 +1,207 @@
+"""The team's PostgreSQL database (`RESEARCH_DATABASE_URL`): pooled connections and the tables every worker shares.
+
+One pool per database and process (psycopg 3). The tables (run records, trace events, caches; LangGraph's
+checkpointer creates its own) are created or migrated on a pool's first use, one process at a time under an
+advisory lock, so workers starting together never race. A database that is down or refuses us is
+`ServerUnavailable`, one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg_pool import ConnectionPool
+
+SETUP_LOCK = 7_318_452_016
+"""The advisory lock key held while tables are created or migrated."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS research_runs (
+    run_id TEXT PRIMARY KEY,
+    started_at DOUBLE PRECISION NOT NULL,
+    record TEXT NOT NULL
+);
+ALTER TABLE research_runs ADD COLUMN IF NOT EXISTS host TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS research_runs_started ON research_runs (started_at DESC);
+CREATE TABLE IF NOT EXISTS research_events (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS research_cache (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    stored_at DOUBLE PRECISION NOT NULL,
+    value BYTEA NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+"""
+
+DATABASE = "the PostgreSQL database"
+
+
+def connection_options() -> dict[str, Any]:
+    """What every connection of ours is opened with: autocommit (each write commits at once, as in SQLite),
+    no server-side prepared statements (poolers such as PgBouncer do not keep them), a short connect timeout."""
+    from psycopg.rows import dict_row
+
+    return {"autocommit": True, "prepare_threshold": None, "connect_timeout": CONNECT_SECONDS, "row_factory": dict_row}
+
+
+@functools.cache
+def pool_for(url: str, pid: int) -> ConnectionPool[Any]:
+    """One pool per database and process (a forked child opens its own); tables created on its first use."""
+    from psycopg import OperationalError
+    from psycopg_pool import ConnectionPool, PoolTimeout
+
+    probe(url)
+    pool: ConnectionPool[Any] = ConnectionPool(
+        url, min_size=1, max_size=4, kwargs=connection_options(), open=False, timeout=CONNECT_SECONDS
+    )
+
+    try:
+        pool.open(wait=True, timeout=CONNECT_SECONDS)
+        with pool.connection() as connection, _setup_lock(connection):
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+    except (OperationalError, PoolTimeout) as error:
+        pool.close()
+        raise ServerUnavailable(DATABASE, url, pool_problem(error, url)) from None
+    except BaseException:
+        pool.close()
+        raise
+    return pool
+
+
+def pool_problem(error: BaseException, url: str) -> BaseException | str:
+    """Why the pool could not connect: the last connection error it saw, rather than its timeout."""
+    from psycopg import OperationalError
+
+    if not isinstance(error, OperationalError) and "couldn't get a connection" not in str(error):
+        return error
+    try:
+        import psycopg
+
+        psycopg.connect(url, connect_timeout=CONNECT_SECONDS).close()
+    except Exception as direct:
+        return direct
+    return error
+
+
+def probe(url: str) -> None:
+    """Connect once, directly: a database that is down is said at once, in one line (`ServerUnavailable`),
+    rather than after the pool's retries, each of which it would log."""
+    import psycopg
+
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)  # our own line says what is wrong, once
+    try:
+        psycopg.connect(url, connect_timeout=CONNECT_SECONDS).close()
+    except psycopg.Error as error:
+        raise ServerUnavailable(DATABASE, url, error) from None
+
+
+@contextmanager
+def _setup_lock(connection: Connection[Any]) -> Iterator[None]:
+    connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+    try:
+        yield
+    finally:
+        connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+
+
+def check_database(url: str) -> str:
+    """A one-line description of the reachable database (its version); `ServerUnavailable` when it is not."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=CONNECT_SECONDS) as connection:
+            row = connection.execute("SHOW server_version").fetchone()
+    except Exception as error:
+        raise ServerUnavailable(DATABASE, url, error) from None
+    return f"PostgreSQL {row[0] if row else '?'}"
+
+
+def query(url: str, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    """Run one statement on a pooled connection (autocommit): its rows, as dicts ([] for a write)."""
+    from psycopg import OperationalError
+    from psycopg_pool import PoolTimeout
+
+    pool = pool_for(url, os.getpid())
+    try:
+        with pool.connection() as connection:
+            cursor = connection.execute(sql, params)
+            return list(cursor.fetchall()) if cursor.description else []
+    except (OperationalError, PoolTimeout) as error:
+        raise ServerUnavailable(DATABASE, url, pool_problem(error, url)) from None
+
+
+class SharedCache:
+    """One kind of cache entry (documents, searches, model replies) in the team's table `research_cache`,
+    keyed like the embedded cache's files, so every worker reuses what any other has fetched or asked."""
+
+    def __init__(self, url: str, kind: str) -> None:
+        self.url = url
+        self.kind = kind
+
+    def get(self, key: str) -> bytes | None:
+        rows = query(self.url, "SELECT value FROM research_cache WHERE kind = %s AND key = %s", (self.kind, key))
+        return bytes(rows[0]["value"]) if rows else None
+
+    def put(self, key: str, value: bytes) -> None:
+        query(
+            self.url,
+            "INSERT INTO research_cache (kind, key, stored_at, value) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (kind, key) DO UPDATE SET stored_at = excluded.stored_at, value = excluded.value",
+            (self.kind, key, time.time(), value),
+        )
+
+    def delete(self, key: str) -> None:
+        query(self.url, "DELETE FROM research_cache WHERE kind = %s AND key = %s", (self.kind, key))
+
+    def count(self) -> int:
+        rows = query(self.url, "SELECT count(*) AS n FROM research_cache WHERE kind = %s", (self.kind,))
+        return int(rows[0]["n"]) if rows else 0
+
+
+def shared_cache(kind: str) -> SharedCache | None:
+    """The team's cache of `kind` when a database is configured; None for the embedded files."""
+    from research_assistant.servers import database_url
+
+    url = database_url()
+    return SharedCache(url, kind) if url else None
+
+
+@contextmanager
+def team_lock(name: str, wait: Callable[[], None]) -> Iterator[None]:
+    """Held by one process at a time across every machine using the team's database (a session advisory lock
+    keyed by `name`); nothing when no database is configured. `wait` is called between tries (it may raise to
+    stop waiting, as a cancelled run does)."""
+    from research_assistant.servers import database_url
+
+    url = database_url()
+    if not url:
+        yield
+        return
+    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    pool = pool_for(url, os.getpid())
+    with pool.connection() as connection:
+        while not connection.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,)).fetchone()["got"]:
+            wait()
+            time.sleep(0.05)
+        try:
+            yield
+        finally:
+            connection.execute("SELECT pg_advisory_unlock(%s)", (key,))

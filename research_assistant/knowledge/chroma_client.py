@@ -1,0 +1,54 @@
+"""The Chroma client the repository uses: the embedded one in a folder, or the team's Chroma server.
+
+With `RESEARCH_CHROMA_URL` (http://host:port) the repository's collections live on that server under the
+same names as embedded, so every worker pointed at it shares one repository; the BM25 side-indexes stay in
+each worker's own `db_dir/bm25`, keyed by the collection's revision on the server, so a worker rebuilds its
+copy whenever another one has written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from research_assistant.servers import ServerUnavailable, chroma_url
+
+CHROMA = "the Chroma server"
+
+
+def server_client(url: str) -> Any:
+    """A `chromadb.HttpClient` for the server at `url`, checked with a heartbeat; `ServerUnavailable` if down."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    parts = urlsplit(url)
+    https = parts.scheme == "https"
+    try:
+        client = chromadb.HttpClient(
+            host=parts.hostname or "localhost",
+            port=parts.port or (443 if https else 8000),
+            ssl=https,
+            settings=ChromaSettings(anonymized_telemetry=False),
+        )
+        client.heartbeat()
+    except Exception as error:
+        raise ServerUnavailable(CHROMA, url, _reason(error)) from None
+    return client
+
+
+def _reason(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    if "Could not connect" in text or "Connection refused" in text or "ConnectError" in type(error).__name__:
+        return "no server answers there (is `chroma run` started?)"
+    return text[:300] or type(error).__name__
+
+
+def check_chroma(url: str) -> str:
+    """A one-line description of the reachable server; `ServerUnavailable` when it is not."""
+    client = server_client(url)
+    return f"Chroma {client.get_version()}, {len(client.list_collections())} collections"
+
+
+def configured_server() -> str:
+    """The Chroma server's address, or "" for the embedded client."""
+    return chroma_url()

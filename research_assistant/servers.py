@@ -1,0 +1,40 @@
+"""The team's servers, when settings name them: a PostgreSQL database and a Chroma server.
+
+With neither set, everything lives in the embedded files of one working directory. A server that
+cannot be reached is `ServerUnavailable`, whose message is the one line the command line and the page
+show: which server, where (its password masked), and what went wrong.
+"""
+
+from __future__ import annotations
+
+from research_assistant.settings import get_settings, redact_url
+
+CONNECT_SECONDS = 5
+"""How long connecting to a server may take before it counts as down."""
+
+
+class ServerUnavailable(RuntimeError):
+    """A configured server cannot be reached or refused us; the message is one line saying which and why."""
+
+    def __init__(self, what: str, url: str, problem: BaseException | str) -> None:
+        reason = problem if isinstance(problem, str) else describe(problem)
+        super().__init__(f"{what} at {redact_url(url)} cannot be used: {reason}")
+
+
+def describe(error: BaseException) -> str:
+    """A driver's error as one short line (its first line; psycopg's messages run over several)."""
+    text = str(error).strip() or type(error).__name__
+    first = next((line.strip() for line in text.splitlines() if line.strip()), text)
+    first = " ".join(first.split())
+    return first if len(first) <= 300 else first[:299] + "…"
+
+
+def database_url() -> str:
+    """The team's PostgreSQL URL, or "" for the embedded stores. A bad setting raises `SettingsError`: a worker
+    whose URL has a typo must say so, not write to its own files instead."""
+    return get_settings().database_url
+
+
+def chroma_url() -> str:
+    """The team's Chroma server address, or "" for the embedded repository (`SettingsError` as above)."""
+    return get_settings().chroma_url
