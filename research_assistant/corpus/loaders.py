@@ -7,7 +7,6 @@ is reported and skipped instead of failing the corpus.
 
 from __future__ import annotations
 
-import codecs
 import re
 import zipfile
 from collections.abc import Callable, Iterator
@@ -15,14 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from research_assistant.corpus.files import max_file_bytes, too_large
-from research_assistant.text.decoding import UnreadableText, decode_text
+from research_assistant.text.decoding import UnreadableText, decode_markup, decode_text
 from research_assistant.text.html import html_to_text
 from research_assistant.text.pdf import read_pdf
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_FIELD = re.compile(r"^([A-Za-z_]+)[ \t]*:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _MAX_TITLE = 120
-_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _ATX_TITLE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FIRST_LINE = re.compile(r"\S[^\r\n]*")
 
@@ -66,27 +64,8 @@ def _load_text(path: Path) -> LoadedFile:
     return LoadedFile(title=first if 0 < len(first) <= _MAX_TITLE else path.stem, text=text)
 
 
-def _declared_charset(data: bytes) -> str | None:
-    """The encoding a page declares in its <meta> tags, if Python knows it."""
-    found = _META_CHARSET.search(data[:4096])
-    if not found:
-        return None
-    name = found.group(1).decode("ascii")
-    try:
-        codecs.lookup(name)
-    except LookupError:
-        return None
-    return name
-
-
 def _load_html(path: Path) -> LoadedFile:
-    data = _read_bytes(path)
-    declared = _declared_charset(data)
-    try:
-        markup = data.decode(declared) if declared else decode_text(data)
-    except UnicodeDecodeError:  # the declaration was wrong
-        markup = decode_text(data)
-    page = html_to_text(markup)
+    page = html_to_text(decode_markup(_read_bytes(path)))
     return LoadedFile(title=page.title or path.stem, text=page.text, author=page.author, published=page.published)
 
 

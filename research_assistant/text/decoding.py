@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
+import re
+
 
 class UnreadableText(Exception):
     """Bytes that hold no readable text; the message is a one-line reason without a traceback."""
@@ -38,3 +41,31 @@ def decode_text(data: bytes) -> str:
     # Short samples fit several code pages equally well; among equals, the commonest (Windows Western) wins.
     western = next((m for m in matches if m.encoding == "cp1252" and m.chaos <= best.chaos), None)
     return data.decode((western or best).encoding, errors="replace")
+
+
+_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+_HEAD_BYTES = 8192  # browsers look for the declaration near the start; 8 KB leaves room for long heads
+
+
+def declared_charset(markup: bytes) -> str | None:
+    """The encoding an HTML page declares in a <meta> tag near its start, if Python knows it."""
+    found = _META_CHARSET.search(markup[:_HEAD_BYTES])
+    if not found:
+        return None
+    name = found.group(1).decode("ascii")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode_markup(markup: bytes) -> str:
+    """HTML bytes as text: in the charset the page declares, else as `decode_text` reads them (also when the
+    declaration is wrong). Raises `UnreadableText` like `decode_text`."""
+    declared = declared_charset(markup)
+    if declared:
+        try:
+            return markup.decode(declared)
+        except UnicodeDecodeError:
+            pass
+    return decode_text(markup)

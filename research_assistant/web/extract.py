@@ -28,7 +28,6 @@ quote taken from the text matches what a reader of the page sees.
 
 from __future__ import annotations
 
-import codecs
 import logging
 import re
 import warnings
@@ -40,7 +39,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from bs4 import XMLParsedAsHTMLWarning
 
 from research_assistant.text.dates import iso_date
-from research_assistant.text.decoding import UnreadableText, decode_text
+from research_assistant.text.decoding import UnreadableText, decode_markup, decode_text
 from research_assistant.text.html import BlockWriter, ExtractedHtml, collapse, html_to_text
 from research_assistant.text.pdf import read_pdf
 from research_assistant.text.urls import is_web_url
@@ -76,7 +75,6 @@ _DOC_GENERATOR = re.compile(
 )
 """The markers documentation generators leave in a page's head."""
 _PRE = re.compile(r"<pre[\s>]", re.IGNORECASE)
-_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _HTML_LANG = re.compile(r"<html[^>]*\slang\s*=\s*[\"']?([A-Za-z]{2,3}(?:-[A-Za-z0-9]+)*)", re.IGNORECASE)
 _TITLE_SEPARATOR = re.compile(r"\s+(?:[|\-–—·»:]|::)\s+")
 _TITLE_MARKS = " \t\n¶§#🔗"
@@ -172,14 +170,8 @@ def decode_html(page: FetchedPage) -> str:
     """The markup as text: the charset the server sent, else the one the page declares, else a best guess."""
     if page.charset:
         return page.text()
-    declared = _META_CHARSET.search(page.body[:_HEAD_BYTES])
-    if declared:
-        try:
-            return page.body.decode(codecs.lookup(declared.group(1).decode("ascii")).name)
-        except (LookupError, UnicodeDecodeError):
-            pass
     try:
-        return decode_text(page.body)
+        return decode_markup(page.body)
     except UnreadableText:  # NUL bytes: hardly HTML, but decode rather than lose the page
         return page.body.decode("utf-8", errors="replace")
 

@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.cli import cancelled_run
 
-from research_assistant.cli import main
 from research_assistant.report.citations import unescape_markdown
-from research_assistant.runs.records import RunStatus
-from research_assistant.runs.store import RunStore
 from research_assistant.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,15 +35,7 @@ def _use(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
 def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """A working directory after one real offline run, marked cancelled so that it can be resumed."""
     work = tmp_path_factory.mktemp("template")
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _use(monkeypatch, work)
-        assert main(["run", QUESTION, "--corpus", str(CORPUS), "--depth", "quick", "--quiet", "--out", "r.md"]) == 0
-    get_settings.cache_clear()
-    store = RunStore.at(work / "research_db")
-    [record] = store.recent()
-    store.save(record.model_copy(update={"status": RunStatus.CANCELLED}))
-    store.close()
-    yield work, record.run_id
+    yield work, cancelled_run(work, _use)
 
 
 @pytest.fixture

@@ -10,13 +10,18 @@ forgets any corpus set in the environment, works in `tmp_path`, and clears the c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from research_assistant.cli import main
+from research_assistant.runs.records import RunStatus
+from research_assistant.runs.store import RunStore
 from research_assistant.settings import get_settings
+
+EXAMPLE_CORPUS = Path(__file__).resolve().parents[2] / "examples" / "python-memory"
+EXAMPLE_QUESTION = "How does Python manage memory and reclaim reference cycles?"
 
 
 def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,3 +45,18 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def cancelled_run(work: Path, use: Callable[[pytest.MonkeyPatch, Path], None]) -> str:
+    """One real quick offline run over the example corpus in `work` (with the settings `use` gives it), marked
+    cancelled so that it can be resumed; its run id. A module's template for tests that damage its stores."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        use(monkeypatch, work)
+        command = ["run", EXAMPLE_QUESTION, "--corpus", str(EXAMPLE_CORPUS), "--depth", "quick", "--quiet"]
+        assert main([*command, "--out", "r.md"]) == 0
+    get_settings.cache_clear()
+    store = RunStore.at(work / "research_db")
+    [record] = store.recent()
+    store.save(record.model_copy(update={"status": RunStatus.CANCELLED}))
+    store.close()
+    return record.run_id

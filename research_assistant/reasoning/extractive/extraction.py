@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates
 from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
-from research_assistant.reasoning.extractive.signals import collapse, evidence_id
+from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
+from research_assistant.text.html import collapse
 
 SAME_SOURCE_PENALTY = 0.85
 """Each item already taken from a source multiplies that source's next candidates by this."""

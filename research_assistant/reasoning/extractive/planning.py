@@ -14,7 +14,6 @@ import re
 
 from research_assistant.context import DepthProfile
 from research_assistant.reasoning.extractive.parts import question_parts
-from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.reasoning.extractive.slots import (
     VERB_PHRASE,
     cause_and_effect,
@@ -32,6 +31,7 @@ from research_assistant.reasoning.extractive.templates import (
     Template,
 )
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType, ResearchPlan, SubQuestion
+from research_assistant.text.html import collapse
 from research_assistant.text.tokens import content_terms, normalize_query
 
 __all__ = ["build_plan", "cause_and_effect", "comparison_sides", "keyword_query", "without_repeats"]

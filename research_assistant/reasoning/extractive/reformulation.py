@@ -18,9 +18,9 @@ from __future__ import annotations
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, FRAMING_WORDS, NEGATIONS
 from research_assistant.reasoning.extractive.planning import keyword_query, without_repeats
 from research_assistant.reasoning.extractive.query import GENERIC_TERMS
-from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence, QueryAnalysis, SubQuestion
+from research_assistant.text.html import collapse
 from research_assistant.text.tokens import STOPWORDS, content_terms, normalize_query, terms_of, words
 
 _NOT_FEEDBACK = STOPWORDS | FRAMING_WORDS | AUXILIARY_VERBS | NEGATIONS

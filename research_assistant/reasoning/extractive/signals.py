@@ -9,7 +9,6 @@ from research_assistant.reasoning.extractive.lexicon import NEGATIONS
 from research_assistant.text.tokens import content_terms, words
 
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+")
-_SPACE = re.compile(r"\s+")
 _DEFINING = re.compile(
     r"\s(?:((?:is|are|was|were) (?:a|an|one of|any|defined as|known as)|refers? to|stands? for|denotes|means)|"
     r"(?:is|are|was|were|describes|represents))\s",
@@ -18,11 +17,6 @@ _DEFINING = re.compile(
 
 
 _THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
-
-
-def collapse(text: str) -> str:
-    """Whitespace collapsed to single spaces, ends stripped."""
-    return _SPACE.sub(" ", text).strip()
 
 
 def has_name(text: str, exclude: str = "") -> bool:

@@ -18,7 +18,6 @@ from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
-from research_assistant.reasoning.extractive.signals import collapse
 from research_assistant.reasoning.extractive.vectors import Embedder, mmr
 from research_assistant.schemas import (
     Conflict,
@@ -35,6 +34,7 @@ from research_assistant.schemas import (
     SourceStatus,
     SubQuestion,
 )
+from research_assistant.text.html import collapse
 from research_assistant.text.tokens import normalize_query, terms_of
 
 MMR_LAMBDA = 0.7
