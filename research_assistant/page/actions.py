@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from research_assistant.page.form import form_defaults, form_from_run, research_context, source_options
+from research_assistant.page.form import deeper, form_defaults, form_from_run, research_context, source_options
 from research_assistant.page.state import Action, Job, LoadedRun, PageState, Submission, page_state
 from research_assistant.page.text import one_line
 from research_assistant.runs.background import BackgroundRun, Work
@@ -242,8 +242,9 @@ def open_run(run_id: str) -> None:
         state.job = None  # its progress belongs to the run it was, not to the one opened
 
 
-def run_again(run_id: str, choices: Sequence[ProviderChoice]) -> None:
-    """Run again: the form, filled with a past run's question and parameters, ready to be tweaked."""
+def run_again(run_id: str, choices: Sequence[ProviderChoice], further: bool = False) -> None:
+    """Run again: the form, filled with a past run's question and parameters, ready to be tweaked; `further`: at
+    the next depth, without the run's source limit (a run that found nothing)."""
     state, settings = page_state(), get_settings()
     state.error = ""
     record = None
@@ -264,6 +265,8 @@ def run_again(run_id: str, choices: Sequence[ProviderChoice]) -> None:
     parameters = record.parameters.model_copy(update={"corpus_dir": folder})
     record = record.model_copy(update={"parameters": parameters})
     state.form = form_from_run(record, options, configured, defaults)
+    if further:
+        state.form = deeper(state.form)
     state.form_generation += 1
 
 

@@ -23,7 +23,7 @@ from research_assistant.page.actions import (
     start_research,
 )
 from research_assistant.page.exports import download_buttons
-from research_assistant.page.form import refusal, research_form
+from research_assistant.page.form import next_depth, refusal, research_form
 from research_assistant.page.history import (
     COMPARE_LOOKBACK,
     HISTORY_LOOKBACK,
@@ -35,7 +35,7 @@ from research_assistant.page.history import (
 from research_assistant.page.plan_review import plan_review
 from research_assistant.page.progress import ended_panel, live_panel, store_panel
 from research_assistant.page.report_view import show_figures, show_report, show_warnings
-from research_assistant.page.sources_view import all_findings, show_source_cards, source_cards
+from research_assistant.page.sources_view import has_findings, show_source_cards, source_cards
 from research_assistant.page.state import PageState, page_state
 from research_assistant.page.text import escape_markdown, one_line
 from research_assistant.report.locations import corpus_roots
@@ -109,7 +109,7 @@ def show_run(
     loaded = load_run(state, record, settings.db_dir)
     saved = loaded.state
     roots = corpus_roots(record.parameters.corpus_dir)
-    st.caption(f"Run {record.run_id} · {escape_markdown(history_caption(record))}")
+    st.caption(f"Run {record.run_id} · {escape_markdown(history_caption(record, has_findings(saved)))}")
     if loaded.damaged:
         st.error(escape_markdown(loaded.damaged))
     if loaded.pending_plan is not None:
@@ -123,6 +123,8 @@ def show_run(
     unfinished = record.status in RESUMABLE and loaded.pending_plan is None
     if unfinished and saved:
         st.markdown(escape_markdown(gathered_line(saved)))
+    empty = record.status is RunStatus.COMPLETED and has_findings(saved) is False
+    further = next_depth(record.parameters.depth.value) if empty else None
     with st.container(horizontal=True):
         if unfinished:
             st.button("Resume", on_click=resume, args=(record.run_id, False), disabled=state.busy, type="primary")
@@ -130,14 +132,25 @@ def show_run(
                 "Write report from what was gathered",
                 on_click=resume,
                 args=(record.run_id, True),
-                disabled=state.busy,
+                disabled=state.busy or (bool(saved) and not saved.get("evidence")),
                 help=gathered_line(saved) if saved else "Write the report from what the run gathered before it ended",
+            )
+        if further is not None:  # a report without findings: the way on is a run that goes further
+            st.button(
+                f"Run again deeper ({further})",
+                on_click=run_again,
+                args=(record.run_id, choices, True),
+                type="primary",
+                icon=":material/travel_explore:",
+                help=f"Fill the form with this run's question at {further} depth (more sources, queries and "
+                "rounds), without its source limit, to change and run again",
             )
         download_buttons(record, saved)
         st.button(
             "Run again",
             on_click=run_again,
             args=(record.run_id, choices),
+            type="primary" if empty and further is None else "secondary",
             help="Fill the form with this run's question and parameters, to change and run again",
         )
         if record.status is not RunStatus.RUNNING:
@@ -148,14 +161,14 @@ def show_run(
         return
     show_warnings(saved, record, roots)
     show_figures(record, saved)
-    cards = source_cards(record.report_markdown, saved)
+    compare_section(state, record, comparable(record, others), settings.db_dir, roots)
+    cards = source_cards(saved, record.parameters.citation_style, record.report_markdown)
     with_cards = bool(saved.get("sources"))
     show_report(record.report_markdown, {card.number for card in cards}, with_cards)
     if with_cards:
         show_source_cards(cards, roots, saved, record.run_id)
     with st.expander("Report as Markdown (to copy)"):
         st.code(record.report_markdown, language="markdown", wrap_lines=True)
-    compare_section(state, record, comparable(record, others), settings.db_dir, roots)
 
 
 def main() -> None:
@@ -203,12 +216,9 @@ def main() -> None:
         elif state.job is not None:
             findings = None
             if shown is not None and shown.run_id == state.job.run_id and shown.report_markdown:
-                report = load_run(state, shown, settings.db_dir).state.get("report")
-                findings = None if report is None else len(all_findings(report))
+                findings = has_findings(load_run(state, shown, settings.db_dir).state)
             ended_panel(state.job, findings)
-        if shown is not None:
-            if state.job is not None:
-                st.divider()  # the run's progress above, the run itself below
+        if shown is not None:  # right under the progress, no divider: the run's downloads stay in view
             show_run(shown, state, settings, choices, others)
         elif state.shown and not state.busy:
             st.warning(f"Run {escape_markdown(state.shown)} is not in the run store: it may have been deleted.")

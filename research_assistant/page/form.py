@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -147,6 +147,18 @@ def form_from_run(
         budget_tokens=tokens or defaults.budget_tokens,
         budget_usd=usd or defaults.budget_usd,
     )
+
+
+def deeper(values: FormValues) -> FormValues:
+    """The form of a run again that goes further than `values`: the next depth (more sources, queries and rounds)
+    and the depth's own source limit; a deep run keeps its depth and loses only its limit."""
+    return replace(values, depth=next_depth(values.depth) or values.depth, max_sources=None)
+
+
+def next_depth(depth: str) -> str | None:
+    """The depth after `depth`; None for the deepest."""
+    depths = [d.value for d in Depth]
+    return depths[depths.index(depth) + 1] if depth in depths[:-1] else None
 
 
 def tokens_text(tokens: int | None) -> str:
@@ -318,7 +330,7 @@ def research_form(state: PageState, settings: Settings, choices: Sequence[Provid
             height=80,
             placeholder="How does Python reclaim reference cycles?",
         )
-        sources_column, corpus_column, depth_column = st.columns([5, 4, 3], vertical_alignment="top")
+        sources_column, corpus_column, depth_column = st.columns([5, 4, 4], vertical_alignment="top")
         with sources_column:
             kinds = _source_checkboxes(options, defaults, generation)
         corpus = corpus_column.text_input(

@@ -31,14 +31,19 @@ def question_key(question: str) -> str:
     return _TRAILING.sub("", " ".join(question.split()).casefold())
 
 
-def status_text(record: RunRecord) -> str:
+def status_text(record: RunRecord, findings: bool | None = None) -> str:
+    """The run's status in words; a report without findings is not merely "completed". `findings`: whether its
+    report has any, when its state is at hand; otherwise a report written on no evidence at all has none."""
     if record.status is RunStatus.INTERRUPTED and record.waiting:
         return f"waiting for {record.waiting}"
+    empty = findings is False or (findings is None and not record.metrics.evidence)
+    if record.status is RunStatus.COMPLETED and record.report_markdown and empty:
+        return "completed without findings"
     return record.status.value
 
 
-def history_caption(record: RunRecord) -> str:
-    return f"{when(record.started_at)} · {status_text(record)} · {record.parameters.summary()}"
+def history_caption(record: RunRecord, findings: bool | None = None) -> str:
+    return f"{when(record.started_at)} · {status_text(record, findings)} · {record.parameters.summary()}"
 
 
 def filter_runs(
@@ -78,7 +83,8 @@ def comparable(record: RunRecord, others: Sequence[RunRecord]) -> list[RunRecord
 
 
 def comparison_lines(comparison: RunComparison, roots: list[Path]) -> list[str]:
-    """The comparison as safe Markdown lines: sources and findings added and removed, and how many were kept."""
+    """The comparison as safe Markdown lines: sources and findings added and removed, findings moved to another
+    part of the report, and how many were kept."""
     lines = [
         f"**Sources**: {len(comparison.sources_added)} added, {len(comparison.sources_removed)} removed, "
         f"{comparison.sources_kept} in both"
@@ -88,12 +94,18 @@ def comparison_lines(comparison: RunComparison, roots: list[Path]) -> list[str]:
             f"- {sign}: {escape_markdown(s.title) or 'Untitled'} {locator_markdown(s.locator, roots)}"
             for s in sources[:ITEMS_SHOWN]
         ]
+    moved = f" ({len(comparison.findings_moved)} moved)" if comparison.findings_moved else ""
     lines.append(
         f"**Findings**: {len(comparison.findings_added)} added, {len(comparison.findings_removed)} removed, "
-        f"{comparison.findings_kept} in both"
+        f"{comparison.findings_kept} in both{moved}"
     )
     for sign, findings in (("➕ added", comparison.findings_added), ("➖ removed", comparison.findings_removed)):
         lines += [f"- {sign}: {escape_markdown(text)}" for text in findings[:ITEMS_SHOWN]]
+    lines += [
+        f"- ↕ moved: {escape_markdown(finding.text)} (from {escape_markdown(finding.before)} to "
+        f"{escape_markdown(finding.after)})"
+        for finding in comparison.findings_moved[:ITEMS_SHOWN]
+    ]
     return lines
 
 
@@ -126,30 +138,34 @@ def history(records: Sequence[RunRecord], shown: str) -> None:
 def compare_section(
     state: PageState, record: RunRecord, candidates: Sequence[RunRecord], db_dir: Path, roots: list[Path]
 ) -> None:
-    """Pick another run of this question; see what it found that this one did not, and the other way round."""
+    """Pick another run of this question; see what it found that this one did not, and the other way round.
+    Folded away above the report, where it is seen without scrolling past the report and its sources."""
     if not candidates:
         return
-    st.header("Compare", anchor="compare")
+    key = f"compare-{record.run_id}"
     by_id = {candidate.run_id: candidate for candidate in candidates}
-    chosen = st.selectbox(
-        "Compare with another run of this question",
-        list(by_id),
-        index=None,
-        format_func=lambda run_id: f"{when(by_id[run_id].started_at)} · {by_id[run_id].parameters.summary()}",
-        placeholder="Choose a run",
-        key=f"compare-{record.run_id}",
-    )
-    if chosen is None:
-        return
-    other = by_id[chosen]
-    before, after = sorted((record, other), key=lambda r: r.started_at)
-    comparison = compare_runs(
-        load_run(state, before, db_dir).state,
-        load_run(state, after, db_dir).state,
-    )
-    st.caption(
-        f"From the run of {when(before.started_at)} ({before.run_id}) to the run of "
-        f"{when(after.started_at)} ({after.run_id})"
-    )
-    for line in comparison_lines(comparison, roots):
-        st.markdown(line)
+    chosen_before = st.session_state.get(key) in by_id
+    label = f"Compare with another run of this question ({len(candidates)} {'run' if len(candidates) == 1 else 'runs'})"
+    with st.expander(label, expanded=chosen_before, icon=":material/compare_arrows:"):
+        chosen = st.selectbox(
+            "Compare with another run of this question",
+            list(by_id),
+            index=None,
+            format_func=lambda run_id: f"{when(by_id[run_id].started_at)} · {by_id[run_id].parameters.summary()}",
+            placeholder="Choose a run",
+            key=key,
+        )
+        if chosen is None:
+            return
+        other = by_id[chosen]
+        before, after = sorted((record, other), key=lambda r: r.started_at)
+        comparison = compare_runs(
+            load_run(state, before, db_dir).state,
+            load_run(state, after, db_dir).state,
+        )
+        st.caption(
+            f"From the run of {when(before.started_at)} ({before.run_id}) to the run of "
+            f"{when(after.started_at)} ({after.run_id})"
+        )
+        for line in comparison_lines(comparison, roots):
+            st.markdown(line)

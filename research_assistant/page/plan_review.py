@@ -63,27 +63,31 @@ def plan_review(state: PageState, run_id: str, plan: ResearchPlan) -> None:
     st.info(
         "This research waits for you to review its plan. Edit the sub-questions or their search queries, "
         "clear a sub-question to drop it, or add one; then approve the plan.",
-        icon="📝",
+        icon=":material/edit_note:",
     )
     texts: list[str] = []
     queries: list[str] = []
     with st.form(f"plan-{run_id}"):
         for number, sub_question in enumerate(plan.sub_questions, start=1):
-            left, right = st.columns([3, 2])
+            # Text areas wrap a long sub-question over lines instead of hiding most of it in a one-line input.
+            question_column, queries_column = st.columns(2)
             texts.append(
-                left.text_input(
-                    f"Sub-question {number}", value=sub_question.text, key=f"plan-{run_id}-{sub_question.id}"
+                question_column.text_area(
+                    f"Sub-question {number}",
+                    value=sub_question.text,
+                    key=f"plan-{run_id}-{sub_question.id}",
+                    height="content",
                 )
             )
             queries.append(
-                right.text_area(
+                queries_column.text_area(
                     f"Search queries for sub-question {number}, one per line",
                     value="\n".join(sub_question.queries),
                     key=f"plan-{run_id}-{sub_question.id}-queries",
-                    height=68,
+                    height="content",
                 )
             )
-        added = st.text_input("Add a sub-question (optional)", key=f"plan-{run_id}-added")
+        added = st.text_area("Add a sub-question (optional)", key=f"plan-{run_id}-added", height="content")
         approved = st.form_submit_button("Approve plan and research", type="primary", disabled=state.busy)
     if not approved:
         return

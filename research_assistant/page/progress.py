@@ -335,9 +335,9 @@ def store_panel(run_id: str) -> None:
     _log(events)
 
 
-def ended_outcome(job: Job, findings: int | None = None) -> tuple[str, Literal["complete", "error"]]:
-    """The label and state of the panel of a run that has ended; a report with no `findings` is never called
-    complete."""
+def ended_outcome(job: Job, findings: bool | None = None) -> tuple[str, Literal["complete", "error"]]:
+    """The label and state of the panel of a run that has ended; a report without `findings` (False; None: not
+    known) is never called complete."""
     background = job.background
     ends = [event for event in background.events if event.kind is EventKind.RUN_END]
     if background.cancelled:
@@ -346,12 +346,12 @@ def ended_outcome(job: Job, findings: int | None = None) -> tuple[str, Literal["
         return "Research failed", "error"
     if ends and ends[-1].message.startswith("interrupted"):
         return "Research paused: waiting for your review of the plan", "complete"
-    if findings == 0:
+    if findings is False:
         return "Report written without findings: nothing gathered could be cited", "error"
     return "Research complete", "complete"
 
 
-def ended_panel(job: Job, findings: int | None = None) -> None:
+def ended_panel(job: Job, findings: bool | None = None) -> None:
     """The progress of the run that just ended, folded away."""
     events = job.events
     found = steps(events)

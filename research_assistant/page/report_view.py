@@ -17,7 +17,7 @@ import streamlit as st
 from pydantic import BaseModel
 
 from research_assistant.echo import counted, shorten
-from research_assistant.page.sources_view import all_findings, anchor, failed_sources
+from research_assistant.page.sources_view import all_findings, anchor, failed_sources, has_findings
 from research_assistant.page.text import escape_markdown
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.runs.records import RunMetrics, RunRecord
@@ -26,6 +26,12 @@ from research_assistant.schemas import Notice, ResearchReport
 OPEN_SECTIONS = frozenset({"Answer", "Summary", "Key findings", "Findings by sub-question"})
 CARD_SECTIONS = frozenset({"Sources", "Sources that could not be read"})
 """Shown as source cards and warnings instead, when the run's state is at hand."""
+NO_FINDINGS = (
+    "This report has no findings: nothing the research gathered could be cited. Run it again deeper (more "
+    "sources, more rounds), or with other kinds of sources or another documents folder."
+)
+MAX_FIGURES = 5
+"""Metrics in a row: five fit the main column of a 1280-pixel-wide window with the History open."""
 EARLY_STOPS = ("time limit", "budget", "stopped on request", "cost limit")
 
 _CITATION = re.compile(r"(?<!\\)\[(\d+)\](?!\()")
@@ -125,23 +131,31 @@ def evaluation_of(state: Mapping[str, Any], metrics: RunMetrics | None = None) -
 
 
 def figures(metrics: RunMetrics) -> list[tuple[str, str]]:
-    """The run's figures for the metric row: (label, value); tokens and cost only when a model reported them."""
+    """The run's figures for the metric row, (label, value): at most `MAX_FIGURES` short ones, so that the row
+    fits a laptop's width; the rest is said in `figures_note`."""
     rows = [
         ("Sources read", str(metrics.sources_read)),
         ("Failed", str(metrics.pages_failed)),
         ("Evidence", str(metrics.evidence)),
-        ("Rounds", str(len(metrics.confidence))),
     ]
     if metrics.confidence:
         rows.insert(0, ("Confidence", f"{metrics.confidence[-1]:.0f}/100"))
     if metrics.elapsed_seconds:
         rows.append(("Time", f"{metrics.elapsed_seconds:.1f} s"))
-    tokens = sum(usage.input_tokens + usage.output_tokens for usage in metrics.tokens.values())
+    return rows[:MAX_FIGURES]
+
+
+def figures_note(metrics: RunMetrics) -> str:
+    """What the metric row leaves out, in one line: research rounds, and tokens and cost when a model reported
+    them."""
+    rounds = len(metrics.confidence)
+    parts = [f"{rounds} research {'round' if rounds == 1 else 'rounds'}"] if rounds else []
+    tokens = metrics.model_tokens
     if tokens:
-        rows.append(("Tokens", f"{tokens:,}"))
+        parts.append(f"{tokens:,} model tokens")
     if metrics.cost_usd:
-        rows.append(("Cost", f"${metrics.cost_usd:.4f}"))
-    return rows
+        parts.append(f"${metrics.cost_usd:.4f}")
+    return " · ".join(parts)
 
 
 # Drawing -------------------------------------------------------------------------------------------------
@@ -157,26 +171,33 @@ def show_warnings(state: Mapping[str, Any], record: RunRecord, roots: list[Path]
             "[Sources](#sources-failed).",
             icon=":material/warning:",
         )
-    if state.get("report") is not None and not all_findings(state.get("report")):
-        st.warning(
-            "This report has no findings: nothing the research gathered could be cited. Resume the research, or "
-            "run it again with more sources or another documents folder.",
-            icon=":material/warning:",
-        )
+    if has_findings(state) is False:
+        st.warning(NO_FINDINGS, icon=":material/warning:")
+
+
+def _metric_row(rows: Sequence[tuple[str, str]]) -> None:
+    """One row of metrics in equal columns: it never wraps (Streamlit stacks columns only on a phone's width)."""
+    if not rows:
+        return
+    for column, (label, value) in zip(st.columns(MAX_FIGURES), rows, strict=False):
+        column.metric(label, value, border=True)
 
 
 def show_figures(record: RunRecord, state: Mapping[str, Any]) -> None:
-    rows = figures(record.metrics)
-    with st.container(horizontal=True):
-        for label, value in rows:
-            st.metric(label, value, border=True)
+    _metric_row(figures(record.metrics))
+    note = figures_note(record.metrics)
+    if note:
+        st.caption(note)
     evaluation = evaluation_of(state, record.metrics)
     if evaluation is None:
         return
     st.markdown("**Evaluation** (by the judge model, 0 to 1)")
-    with st.container(horizontal=True):
-        for name, score in evaluation.scores.items():
-            st.metric(escape_markdown(name.replace("_", " ").capitalize()), f"{score:.2f}", border=True)
+    scores = [
+        (escape_markdown(name.replace("_", " ").capitalize()), f"{score:.2f}")
+        for name, score in evaluation.scores.items()
+    ]
+    for start in range(0, len(scores), MAX_FIGURES):
+        _metric_row(scores[start : start + MAX_FIGURES])
     for label, items in (("Strengths", evaluation.strengths), ("Weaknesses", evaluation.weaknesses)):
         if items:
             st.markdown(f"**{label}**\n" + "\n".join(f"- {escape_markdown(item)}" for item in items))

@@ -4,7 +4,6 @@ but not cited, then those that could not be read."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,14 +11,15 @@ from typing import Any
 
 import streamlit as st
 
+from research_assistant.context import CitationStyle
 from research_assistant.page.text import domain_of, escape_markdown, locator_markdown
+from research_assistant.report.citations import format_source
 from research_assistant.report.locations import relative_code_spans
 from research_assistant.report.verify import normalize_whitespace, parse_sources
 from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus, SourceType
 
 QUOTES_PER_CARD = 5
 DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes: a local document larger than this is not offered for download
-_ENTRY = re.compile(r"^\[(\d+)\] (.+)$")
 TYPE_NAMES = {
     SourceType.LOCAL: "local document",
     SourceType.WEB: "web page",
@@ -56,41 +56,51 @@ def all_findings(report: ResearchReport | None) -> list[Finding]:
     return findings + [side for conflict in report.conflicts for side in conflict.sides]
 
 
+def has_findings(state: Mapping[str, Any]) -> bool | None:
+    """Whether the run's report states anything, cited to a source; None when the state holds no report. A
+    report whose findings all lost their sources cites nothing (`cited_sources`) and has none."""
+    report: ResearchReport | None = state.get("report")
+    if report is None:
+        return None
+    if "cited_sources" in state:
+        return bool(state["cited_sources"])
+    return bool(all_findings(report))
+
+
 def cited_evidence(report: ResearchReport | None) -> list[str]:
     """The evidence ids the report's findings cite, in report order."""
     return list(dict.fromkeys(eid for finding in all_findings(report) for eid in finding.evidence_ids))
 
 
-def source_cards(markdown: str, state: Mapping[str, Any]) -> list[SourceCard]:
-    """A card for every entry of the report's Sources list, with the passages the report quotes from it."""
+def cited_sources(state: Mapping[str, Any], markdown: str = "") -> dict[int, SourceRecord]:
+    """Number -> the source `[n]` cites, as the renderer numbered them (`cited_sources` in the run's state). Only a
+    run saved before the state carried the numbering has them read back from its report's Sources list."""
     sources: Mapping[str, SourceRecord] = state.get("sources", {})
-    evidence: Mapping[str, Evidence] = state.get("evidence", {})
+    if "cited_sources" in state:
+        cited: Sequence[str] = state["cited_sources"] or ()
+        return {number: sources[sid] for number, sid in enumerate(cited, start=1) if sid in sources}
     by_locator = {source.locator: source for source in sources.values()}
+    parsed = parse_sources(markdown) if markdown and sources else {}
+    return {number: by_locator[locator] for number, locator in sorted(parsed.items()) if locator in by_locator}
+
+
+def source_entry(source: SourceRecord, number: int, style: CitationStyle) -> str:
+    """The source's entry in the report's Sources list, in the run's citation style, without its number and
+    quotes (safe Markdown): the renderer's own `format_source`, so the card and the report agree."""
+    return format_source(source, number, style).splitlines()[0].removeprefix(f"[{number}] ")
+
+
+def source_cards(state: Mapping[str, Any], style: CitationStyle, markdown: str = "") -> list[SourceCard]:
+    """A card for every source the report cites, numbered as in the report, with the passages it quotes from it
+    (`markdown`: the report, read only for a run saved before its state carried the numbering)."""
+    evidence: Mapping[str, Evidence] = state.get("evidence", {})
     cited = cited_evidence(state.get("report"))
     ids = cited or list(evidence)
-    entries = source_entries(markdown)
     cards = []
-    for number, locator in sorted(parse_sources(markdown).items()):
-        source = by_locator.get(locator)
-        if source is None:
-            continue
+    for number, source in cited_sources(state, markdown).items():
         quotes = tuple(dict.fromkeys(quote for quote in _source_quotes(ids, evidence, source.id) if quote))
-        cards.append(SourceCard(number, source, quotes[:QUOTES_PER_CARD], entries.get(number, "")))
+        cards.append(SourceCard(number, source, quotes[:QUOTES_PER_CARD], source_entry(source, number, style)))
     return cards
-
-
-def source_entries(markdown: str) -> dict[int, str]:
-    """Number -> the text of its entry in the report's Sources list (the style's, without its quotes)."""
-    found: dict[int, str] = {}
-    inside = False
-    for line in markdown.splitlines():
-        if line.startswith("## "):
-            inside = line[3:].strip() == "Sources"
-        elif inside:
-            match = _ENTRY.match(line)
-            if match:
-                found[int(match.group(1))] = match.group(2)
-    return found
 
 
 def uncited_sources(state: Mapping[str, Any], cards: Sequence[SourceCard]) -> list[SourceRecord]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from research_assistant.report.verify import parse_sources
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from markdown_it.token import Token
 
@@ -61,9 +61,11 @@ class Block:
         return "".join(span.text for span in self.spans)
 
 
-def link_citations(markdown: str) -> str:
-    """Each `[n]` of a number the Sources list has, outside code spans and escapes, as a link to `#source-n`."""
-    known = set(parse_sources(markdown))
+def link_citations(markdown: str, numbers: Collection[int] | None = None) -> str:
+    """Each `[n]` of a source the report cites, outside code spans and escapes, as a link to `#source-n`.
+    `numbers`: the numbers the renderer gave (from the run's `cited_sources`); read from the Sources list when
+    not given (a report saved before its state carried them)."""
+    known = set(parse_sources(markdown)) if numbers is None else set(numbers)
 
     def link(match: re.Match[str]) -> str:
         number = match.group(2)
@@ -74,12 +76,12 @@ def link_citations(markdown: str) -> str:
     return _CODE_OR_CITATION.sub(link, markdown)
 
 
-def report_blocks(markdown: str) -> list[Block]:
+def report_blocks(markdown: str, cited: Collection[int] | None = None) -> list[Block]:
     """The report's blocks in reading order: headings, paragraphs, list items (flattened, with their depth),
-    quotes and code."""
+    quotes and code; `cited`: the citation numbers, as `numbers` of `link_citations`."""
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark", {"html": False}).parse(link_citations(markdown))
+    tokens = MarkdownIt("commonmark", {"html": False}).parse(link_citations(markdown, cited))
     blocks: list[Block] = []
     lists: list[str] = []  # the open lists' markers, innermost last
     numbers: list[int] = []

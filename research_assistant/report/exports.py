@@ -42,6 +42,7 @@ STATE_KEYS = (
     "notices",
     "report",
     "report_markdown",
+    "cited_sources",
 )
 
 EVIDENCE_COLUMNS = ("evidence_id", "sub_question_id", "claim", "quote", "source_id", "source_title", "locator")
@@ -170,7 +171,7 @@ def export_run(run: RunExport, fmt: ExportFormat) -> Export:
             return Export(label, markdown.encode("utf-8"), name, mime)
         from research_assistant.report.document import report_blocks
 
-        blocks = report_blocks(markdown)
+        blocks = report_blocks(markdown, cited_numbers(run.state))
         if fmt is ExportFormat.PDF:
             from research_assistant.report.pdf import report_pdf
 
@@ -190,6 +191,14 @@ def export_run(run: RunExport, fmt: ExportFormat) -> Export:
     if not evidence:
         raise NothingToExport(f"run {run.run_id} has gathered no evidence yet")
     return Export(label, redact(evidence_csv(evidence, sources), run.secrets).encode("utf-8"), name, mime)
+
+
+def cited_numbers(state: Mapping[str, Any]) -> range | None:
+    """The citation numbers of the report, as the renderer gave them (`[n]` cites the n-th of `cited_sources`);
+    None for a run saved before its state carried them."""
+    if "cited_sources" not in state:
+        return None
+    return range(1, len(state["cited_sources"] or ()) + 1)
 
 
 def relative_sources(sources: Mapping[str, SourceRecord], roots: Sequence[Path]) -> dict[str, SourceRecord]:

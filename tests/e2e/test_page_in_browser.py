@@ -2,9 +2,13 @@
 
 The page is started as an analyst starts it (from the project root, offline, no keys), a research runs over the
 sample corpus through the form, and the test checks what the analyst sees: the report's title, its numbered
-citations, a Sources list naming files of the corpus, and the Markdown the download button gives. A full-page
-screenshot of the report is kept in the artifacts folder (`TEST_ARTIFACTS_DIR`, `test-artifacts/` by default);
-when the test fails it keeps `page-failure.png` there instead, and the assertion carries the server's log.
+citations, a Sources list naming files of the corpus, its figures in one row, the Markdown, PDF and Word downloads,
+and the run opened by its link. A second test serves the page with its research held at a step
+(`held_page_app.py`), so that the run is surely still going: the progress and Stop are in view the moment Research
+is clicked, a reload finds the run again by its address, Stop stops it and Resume carries it to its report.
+Screenshots are kept in the artifacts folder (`TEST_ARTIFACTS_DIR`, `test-artifacts/` by default): the whole
+report (`page-report.png`) and the window while the research runs (`page-running.png`); when a test fails it
+keeps `page-failure.png` there instead, and the assertion carries the server's log.
 
 Nothing leaves the machine: the server gets no key and writes into temporary folders, and Chromium resolves
 no name but 127.0.0.1 and sends anything not for 127.0.0.1 to a closed port.
@@ -45,17 +49,26 @@ SOURCES_HEADING = "Sources"  # heading of the Sources list (or of the source car
 CITATION = "[1]"
 CITATION_LINKS = 'a[href^="#source-"]'  # clickable citations, where the page has them ...
 CITATION_TEXT = re.compile(r"^\[\d+\]$")  # ... told from the headings' own "#source-n" anchor links by their text
+STOP_BUTTON, RESUME_BUTTON = "Stop", "Resume"  # buttons of a running, and of a stopped, research
+PROGRESS_BAR = '[data-testid="stProgress"]'  # the running research's progress bar
+METRIC = '[data-testid="stMetric"]'  # the run's figures, in one row
+HELD_STEP = re.compile(r"Judge progress")  # the step a held research waits in
+STOPPED = re.compile(r"This run was cancelled")  # what the page says of a stopped run
+FAILED = re.compile(r"failed", re.IGNORECASE)  # what the page says when a run fails
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "examples" / "python-memory"
 QUESTION = "How does Python manage memory and reclaim reference cycles?"
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS_DIR", ROOT / "test-artifacts"))
 SCREENSHOT = "page-report.png"
+RUNNING_SCREENSHOT = "page-running.png"
+HELD_APP = "tests/e2e/held_page_app.py"
+HOLD_VARIABLE = "PAGE_TEST_HOLD_FILE"
 FAILURE_SCREENSHOT = "page-failure.png"
 
 STARTUP_SECONDS = 60.0
 SHUTDOWN_SECONDS = 10.0
-REPORT_TIMEOUT_MS = 60_000
+REPORT_TIMEOUT_MS = 180_000  # a wait, not a limit: a loaded 2-core machine has taken over 60 s for the first run
 WARNINGS_GRACE_MS = 5_000
 ACTION_TIMEOUT_MS = 15_000
 VIEWPORT = {"width": 1280, "height": 900}
@@ -98,26 +111,48 @@ def chromium() -> Path:
     return executable
 
 
-@pytest.fixture
-def streamlit_server(tmp_path: Path) -> Iterator[Server]:
+@contextmanager
+def serving(script: str, workdir: Path, **environment: str) -> Iterator[Server]:
+    """`streamlit run script` from the project root on a free port of 127.0.0.1, until the block ends."""
     port = free_port()
-    server = Server(url=f"http://127.0.0.1:{port}", log=tmp_path / "streamlit.log")
+    server = Server(url=f"http://127.0.0.1:{port}", log=workdir / "streamlit.log")
     command = [
-        sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
+        sys.executable, "-m", "streamlit", "run", script,
         "--server.address", "127.0.0.1", "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
     with server.log.open("wb") as log:
         process = subprocess.Popen(
-            command, cwd=ROOT, env=server_environment(tmp_path), stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            command, cwd=ROOT, env={**server_environment(workdir), **environment}, stdin=subprocess.DEVNULL,
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     try:
         wait_until_ready(process, server, "/_stcore/health", "streamlit run", STARTUP_SECONDS)
         yield server
     finally:
         stop(process, SHUTDOWN_SECONDS)
+
+
+@pytest.fixture
+def streamlit_server(tmp_path: Path) -> Iterator[Server]:
+    with serving("streamlit_app.py", tmp_path) as server:
+        yield server
+
+
+@pytest.fixture
+def hold(tmp_path: Path) -> Path:
+    """While this file exists, a research of the held server waits at its first progress judgement."""
+    path = tmp_path / "hold"
+    path.touch()
+    return path
+
+
+@pytest.fixture
+def held_server(tmp_path: Path, hold: Path) -> Iterator[Server]:
+    """The page, its research held while `hold` exists (`held_page_app.py`): a run that is surely still going."""
+    with serving(HELD_APP, tmp_path, **{HOLD_VARIABLE: str(hold)}) as server:
+        yield server
 
 
 @pytest.fixture
@@ -255,10 +290,18 @@ def test_a_research_on_the_page_shows_a_cited_report_and_downloads_its_markdown(
             start_research(page)
             wait_for_report(main, alerts.nth(known))
             expect(main.get_by_text(CITATION).first).to_be_visible()
+            download = page.get_by_role("button", name=DOWNLOAD_BUTTON)
+            expect(download).to_be_visible()
+            assert in_viewport(page, download), f"the report's downloads are out of view: {download.bounding_box()}"
             sources = main.get_by_role("heading", name=SOURCES_HEADING, exact=True)
             expect(sources).to_be_visible()
             listed = files_listed_after(sources, main, corpus_files())
             assert listed, f"no file of {CORPUS} is listed under {SOURCES_HEADING!r}"
+
+            metrics = main.locator(METRIC)
+            expect(metrics.last).to_be_visible()  # Streamlit loads the metric's code on first use
+            tops = {round(box["y"]) for box in (metric.bounding_box() for metric in metrics.all()) if box}
+            assert metrics.count() and len(tops) == 1, f"the run's figures wrap onto {len(tops)} rows"
 
             png = full_page_screenshot(page, ARTIFACTS / SCREENSHOT)
             assert (ARTIFACTS / SCREENSHOT).is_file()
@@ -303,3 +346,60 @@ def test_a_research_on_the_page_shows_a_cited_report_and_downloads_its_markdown(
     assert len(png) > 20_000, f"a {len(png)}-byte screenshot cannot show the report"
     assert width == VIEWPORT["width"] and height > VIEWPORT["height"], "the screenshot should show the whole report"
     assert not elsewhere, f"the page asked for something other than its server: {elsewhere}"
+
+
+def in_viewport(page: Page, element: Locator) -> bool:
+    """Whether the whole of `element` is on screen as the page is (Streamlit scrolls inside its own container, so
+    the box is measured against the window's viewport, where the analyst sees it)."""
+    box = element.bounding_box()
+    viewport = page.viewport_size
+    assert box is not None and viewport is not None, "the element is not drawn"
+    return box["y"] >= 0 and box["x"] >= 0 and box["y"] + box["height"] <= viewport["height"]
+
+
+def test_a_research_shows_its_progress_in_view_survives_a_reload_stops_and_resumes(
+    browser: Browser, held_server: Server, hold: Path
+) -> None:
+    (ARTIFACTS / RUNNING_SCREENSHOT).unlink(missing_ok=True)
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        with diagnosed(page, held_server):
+            page.goto(held_server.url)
+            main = page.get_by_role("main")
+            expect(page.get_by_role("button", name=RESEARCH_BUTTON, exact=True)).to_be_enabled()
+            start_research(page)
+            # The moment Research is clicked, the running research is in view: no scrolling to find it.
+            stop_button = main.get_by_role("button", name=STOP_BUTTON, exact=True)
+            expect(stop_button).to_be_visible()
+            progress = main.locator(PROGRESS_BAR)
+            expect(progress).to_be_visible()
+            assert in_viewport(page, progress), f"the progress bar is out of view: {progress.bounding_box()}"
+            assert in_viewport(page, stop_button), f"Stop is out of view: {stop_button.bounding_box()}"
+            expect(page.get_by_role("button", name=RESEARCH_BUTTON, exact=True)).to_be_disabled()
+            expect(main.get_by_text(HELD_STEP).first).to_be_visible(timeout=REPORT_TIMEOUT_MS)  # waiting at the hold
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=ARTIFACTS / RUNNING_SCREENSHOT)  # what the analyst sees, as they see it
+            expect(page).to_have_url(re.compile(r"[?&]run=\w+"))
+            run_link = page.url
+
+            page.reload()  # the session is new; the run is found again by the run id in the address
+            main = page.get_by_role("main")
+            stop_button = main.get_by_role("button", name=STOP_BUTTON, exact=True)
+            expect(stop_button).to_be_visible()
+            assert page.url == run_link
+            expect(main.get_by_text(HELD_STEP).first).to_be_visible()
+            stop_button.click()
+            expect(main.get_by_text(STOPPED)).to_be_visible()
+            expect(stop_button).to_have_count(0)
+            resume = main.get_by_role("button", name=RESUME_BUTTON, exact=True)
+            expect(resume).to_be_enabled()
+            expect(page.get_by_role("button", name=RESEARCH_BUTTON, exact=True)).to_be_enabled()
+
+            hold.unlink()  # the research may go on now
+            resume.click()
+            wait_for_report(main, main.get_by_role("alert").filter(has_text=FAILED))
+            expect(main.get_by_text(CITATION).first).to_be_visible()
+    finally:
+        context.close()

@@ -8,7 +8,7 @@ import json
 
 from research_assistant.report.exports import EVIDENCE_COLUMNS, evidence_csv, run_json
 from research_assistant.runs.compare import compare_runs
-from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus
+from research_assistant.schemas import Evidence, Finding, ReportSection, ResearchReport, SourceRecord, SourceStatus
 
 FARES = SourceRecord(id="s1", locator="/c/fares.md", title="Fares", provider="local", status=SourceStatus.READ)
 DEPOT = SourceRecord(id="s2", locator="/c/depot.md", title="Depot", provider="local", status=SourceStatus.READ)
@@ -56,6 +56,21 @@ def test_comparing_runs_lists_sources_and_findings_added_and_removed() -> None:
     assert change.findings_added == ["The depot has 42 trams"] and change.findings_removed == ["Fares are 2.40"]
     assert change.findings_kept == 1
     assert compare_runs(after, {}).sources_removed == [FARES, DEPOT]
+
+
+def test_a_finding_that_only_moved_section_is_moved_not_added() -> None:
+    before = {"report": report("Fares are 2.40", "Opened in 1911")}
+    opened = Finding(text="Opened  in 1911", evidence_ids=["E1"])
+    section = ReportSection(heading="When did it open?", findings=[opened])
+    after = {"report": report("Fares are 2.40").model_copy(update={"sections": [section]})}
+    change = compare_runs(before, after)
+    assert change.findings_added == [] and change.findings_removed == []
+    assert [(m.text, m.before, m.after) for m in change.findings_moved] == [
+        ("Opened in 1911", "Key findings", "Findings by sub-question: When did it open?")
+    ]
+    assert change.findings_kept == 2
+    both = {"report": report("Fares are 2.40", "Opened in 1911").model_copy(update={"sections": [section]})}
+    assert compare_runs(before, both).findings_moved == [], "still first stated among the key findings: not moved"
 
 
 def test_exports_can_be_scrubbed_of_keys() -> None:

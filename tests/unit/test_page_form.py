@@ -14,10 +14,12 @@ from research_assistant.page.form import (
     budget_tokens_of,
     budget_usd_of,
     chosen_providers,
+    deeper,
     form_defaults,
     form_from_run,
     model_choice,
     model_overrides,
+    next_depth,
     recency_label,
     refusal,
     research_context,
@@ -247,3 +249,11 @@ def test_the_budget_caps_start_from_the_settings_and_run_again_refills_the_model
     assert values.models == (("analysis", "google_genai:x"), ("synthesis", "openai:gpt-4o")), "in the roles' order"
     assert (values.budget_tokens, values.budget_usd) == ("5000", "0.5"), "a cap the run did not set: the settings'"
     assert form_from_run(record(budget_usd=0.25), [], [], defaults).budget_usd == "0.25"
+
+
+def test_a_run_again_deeper_goes_one_depth_further_without_the_runs_source_limit() -> None:
+    quick = FormValues(question="Q", depth=Depth.QUICK.value, max_sources=3, style="apa")
+    assert deeper(quick) == FormValues(question="Q", depth=Depth.STANDARD.value, max_sources=None, style="apa")
+    assert deeper(deeper(quick)).depth == Depth.DEEP.value
+    assert deeper(FormValues(depth=Depth.DEEP.value, max_sources=5)) == FormValues(depth=Depth.DEEP.value)
+    assert [next_depth(d.value) for d in Depth] == [Depth.STANDARD.value, Depth.DEEP.value, None]

@@ -7,8 +7,8 @@ from pathlib import Path
 from research_assistant.context import CitationStyle, Depth
 from research_assistant.page.app import corpus_roots
 from research_assistant.page.history import comparable, comparison_lines, history_caption, question_key
-from research_assistant.runs.compare import RunComparison
-from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.runs.compare import MovedFinding, RunComparison
+from research_assistant.runs.records import RunMetrics, RunParameters, RunRecord, RunStatus
 from research_assistant.schemas import SourceRecord
 
 
@@ -51,7 +51,15 @@ def test_only_other_runs_of_the_same_question_with_a_report_are_comparable() -> 
 def test_the_caption_says_when_a_run_waits_for_its_plan_review() -> None:
     waiting = record("a", "Q", status=RunStatus.INTERRUPTED, waiting="plan review")
     assert " · waiting for plan review · quick, local, 60 s limit" in history_caption(waiting)
-    assert " · completed · " in history_caption(record("b", "Q"))
+    assert " · completed · " in history_caption(record("b", "Q", metrics=RunMetrics(evidence=3)))
+
+
+def test_a_report_written_on_no_evidence_is_not_called_merely_completed() -> None:
+    assert " · completed without findings · " in history_caption(record("a", "Q", metrics=RunMetrics(evidence=0)))
+    assert " · completed · " in history_caption(record("b", "Q", metrics=RunMetrics(evidence=1)))
+    gathered = record("c", "Q", metrics=RunMetrics(evidence=2))
+    assert " · completed without findings · " in history_caption(gathered, findings=False), "none could be cited"
+    assert " · completed · " in history_caption(gathered, findings=True)
 
 
 def test_a_comparison_lists_what_was_added_and_removed_safely() -> None:
@@ -63,14 +71,18 @@ def test_a_comparison_lists_what_was_added_and_removed_safely() -> None:
         sources_kept=2,
         findings_added=["Fares rose to [2.80](javascript:x)"],
         findings_removed=[],
-        findings_kept=1,
+        findings_moved=[
+            MovedFinding(text="Opened in *1911*", before="Key findings", after="Findings by sub-question: When?")
+        ],
+        findings_kept=2,
     )
     assert comparison_lines(comparison, [Path("/corpus")]) == [
         "**Sources**: 1 added, 1 removed, 2 in both",
         "- ➕ added: New \\*page\\* <https://example.org/new>",
         "- ➖ removed: Old `old.md`",
-        "**Findings**: 1 added, 0 removed, 1 in both",
+        "**Findings**: 1 added, 0 removed, 2 in both (1 moved)",
         "- ➕ added: Fares rose to \\[2.80\\]\\(javascript:x)",
+        "- ↕ moved: Opened in \\*1911\\* (from Key findings to Findings by sub-question: When?)",
     ]
 
 

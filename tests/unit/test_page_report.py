@@ -10,17 +10,26 @@ from pathlib import Path
 from research_assistant.context import CitationStyle, Depth
 from research_assistant.page.exports import exports
 from research_assistant.page.report_view import (
+    MAX_FIGURES,
     Evaluation,
     early_stop,
     evaluation_of,
     figures,
+    figures_note,
     link_citations,
     split_report,
     unverified,
     warnings,
 )
-from research_assistant.page.sources_view import card_lines, cited_evidence, failed_line, failed_sources, source_cards
-from research_assistant.report.render import render_markdown
+from research_assistant.page.sources_view import (
+    card_lines,
+    cited_evidence,
+    failed_line,
+    failed_sources,
+    has_findings,
+    source_cards,
+)
+from research_assistant.report.render import render_markdown, render_report
 from research_assistant.runs.records import RunMetrics, RunParameters, RunRecord, RunStatus
 from research_assistant.schemas import (
     Credibility,
@@ -72,8 +81,17 @@ REPORT = ResearchReport(
     sections=[ReportSection(heading="Fares", findings=[Finding(text="It opened in 1911", evidence_ids=["E2"])])],
 )
 SOURCES = {"S1": WEB, "S2": LOCAL, "S3": FAILED}
-STATE = {"sources": SOURCES, "evidence": EVIDENCE, "report": REPORT, "notices": [], "run_id": "r1", "question": "Q"}
-MARKDOWN = render_markdown(REPORT, SOURCES, EVIDENCE, CitationStyle.NUMERIC)
+RENDERED = render_report(REPORT, SOURCES, EVIDENCE, CitationStyle.NUMERIC)
+MARKDOWN = RENDERED.markdown
+STATE = {
+    "sources": SOURCES,
+    "evidence": EVIDENCE,
+    "report": REPORT,
+    "cited_sources": RENDERED.cited,
+    "notices": [],
+    "run_id": "r1",
+    "question": "Q",
+}
 
 
 def test_the_report_splits_into_its_sections() -> None:
@@ -144,32 +162,54 @@ def test_the_judges_evaluation_is_shown_only_when_the_run_has_one() -> None:
     assert evaluation_of({"evaluation": {"faithfulness": 0.5, "ok": True}}) == Evaluation({"faithfulness": 0.5})
 
 
-def test_the_figures_show_tokens_and_cost_only_when_a_model_reported_them() -> None:
+def test_the_figures_fit_one_row_and_the_rest_is_one_line() -> None:
     metrics = RunMetrics(sources_read=3, pages_failed=1, evidence=5, confidence=[60, 82.4], elapsed_seconds=2.04)
     assert figures(metrics) == [
         ("Confidence", "82/100"),
         ("Sources read", "3"),
         ("Failed", "1"),
         ("Evidence", "5"),
-        ("Rounds", "2"),
         ("Time", "2.0 s"),
     ]
+    assert figures_note(metrics) == "2 research rounds", "no model, no tokens"
     metrics.tokens["synthesis"] = TokenUsage(input_tokens=1000, output_tokens=500, cost_usd=0.02)
-    assert figures(metrics)[-2:] == [("Tokens", "1,500"), ("Cost", "$0.0200")]
+    assert len(figures(metrics)) == MAX_FIGURES, "a model's tokens and cost do not widen the row…"
+    assert figures_note(metrics) == "2 research rounds · 1,500 model tokens · $0.0200", "…they are said below it"
+    assert figures_note(RunMetrics()) == ""
 
 
 def test_a_card_per_cited_source_with_the_passages_the_report_quotes() -> None:
     assert cited_evidence(REPORT) == ["E1", "E2"]
-    cards = source_cards(MARKDOWN, STATE)
+    cards = source_cards(STATE, CitationStyle.NUMERIC)
     assert [(card.number, card.source.id, card.quotes) for card in cards] == [
         (1, "S1", ("A fare costs 2.40 euros",)),
         (2, "S2", ("It opened in 1911",)),
     ]
-    assert source_cards(MARKDOWN, {}) == [], "no state, no cards"
+    assert source_cards({}, CitationStyle.NUMERIC, MARKDOWN) == [], "no state, no cards"
+
+
+def test_cards_are_numbered_as_the_renderer_numbered_them_not_as_the_markdown_says() -> None:
+    swapped = {**STATE, "cited_sources": ["S2", "S1"]}
+    assert [(card.number, card.source.id) for card in source_cards(swapped, CitationStyle.NUMERIC, MARKDOWN)] == [
+        (1, "S2"),
+        (2, "S1"),
+    ], "the state's numbering, not the report's Sources list"
+    assert source_cards({**STATE, "cited_sources": []}, CitationStyle.NUMERIC, MARKDOWN) == [], "it cites nothing"
+    legacy = {key: value for key, value in STATE.items() if key != "cited_sources"}
+    assert [card.source.id for card in source_cards(legacy, CitationStyle.NUMERIC, MARKDOWN)] == ["S1", "S2"], (
+        "a run saved before its state carried the numbering: read from its Sources list"
+    )
+
+
+def test_a_report_has_findings_only_when_it_cites_a_source() -> None:
+    assert has_findings(STATE) is True
+    assert has_findings({**STATE, "cited_sources": []}) is False, "its findings lost their sources"
+    assert has_findings({"report": REPORT.model_copy(update={"key_findings": [], "sections": []})}) is False
+    assert has_findings({}) is None, "no report: not known"
 
 
 def test_a_card_shows_what_is_known_of_its_source_safely(tmp_path: Path) -> None:
-    web, local = source_cards(MARKDOWN, STATE)
+    web, local = source_cards(STATE, CitationStyle.NUMERIC)
     lines = card_lines(web, [])
     assert lines[0].startswith("Fares \\*and\\* tickets"), "first, its Sources entry, in the run's style"
     assert lines[1:] == [
@@ -187,10 +227,9 @@ def test_a_card_shows_what_is_known_of_its_source_safely(tmp_path: Path) -> None
 
 def test_the_citation_style_shows_on_the_cards() -> None:
     state = dict(STATE)
-    entries = {
-        style: source_cards(render_markdown(REPORT, state["sources"], state["evidence"], style), state)[0].entry
-        for style in CitationStyle
-    }
+    entries = {style: source_cards(state, style)[0].entry for style in CitationStyle}
+    numeric = render_markdown(REPORT, state["sources"], state["evidence"], CitationStyle.NUMERIC)
+    assert f"[1] {entries[CitationStyle.NUMERIC]}" in numeric.splitlines(), "the card shows the report's entry"
     assert len(set(entries.values())) == 3, "numeric, APA and MLA entries differ"
     assert "Retrieved" in entries[CitationStyle.APA] and "Accessed 21 Nov. 2026" in entries[CitationStyle.MLA]
 
@@ -243,3 +282,15 @@ def test_a_run_without_a_report_or_a_checkpoint_offers_what_it_has() -> None:
     paused = {**STATE, "evidence": {}}
     assert [export.label for export in exports(run_record(""), paused)] == ["Run (JSON)"], "no evidence, no CSV"
     assert exports(run_record(""), {}) == []
+
+
+def test_the_pdf_and_word_exports_link_citations_by_the_renderers_numbering() -> None:
+    from research_assistant.report.document import report_blocks
+    from research_assistant.report.exports import cited_numbers
+
+    assert cited_numbers(STATE) == range(1, 3)
+    assert cited_numbers({"sources": SOURCES}) is None, "a run saved before its state carried the numbering"
+    linked = [span.source for block in report_blocks(MARKDOWN, cited_numbers(STATE)) for span in block.spans]
+    assert {1, 2} <= set(linked)
+    only_first = [span.source for block in report_blocks(MARKDOWN, range(1, 2)) for span in block.spans]
+    assert 2 not in only_first, "a number the renderer did not give links nowhere"
