@@ -1,95 +1,267 @@
 #!/usr/bin/env python
-"""Team throughput: N offline runs through PostgreSQL and a Chroma server, one after another, then by W worker
-processes at once (each in its own working directory, as on separate machines).
+"""Team throughput: N runs through PostgreSQL and a Chroma server, one after another, then by W worker processes
+at once (each in its own working directory, as on separate machines).
 
-Starts its own throwaway PostgreSQL cluster (Debian's `postgresql` package) and `chroma run` on loopback, warms the
-shared repository with one run, then times both ways. CPU-bound (the offline extractive reasoner), so on a 2-core
-machine the gain is bounded by the cores. Prints a Markdown table and writes the figures to JSON. Not a test.
+Two kinds of run:
 
-    python benchmarks/team.py --runs 8 --workers 4 --out benchmarks/team-results.json
+- **offline**: the local corpus and the extractive reasoner, CPU-bound; on a 2-core machine the gain is bounded
+  by the cores.
+- **web**: the fake Tavily API and a local site (`tests/support`) whose every answer takes `--latency` seconds,
+  I/O-bound. Every search gets pages of its own (the corpus's documents under addresses naming the query), so no
+  run reads another's pages from the shared cache.
+
+Each timing gets a fresh database and Chroma server (nothing cached by the timing before it), warmed by one run of
+a question outside the set, as in a team's steady state. Alongside the wall time it records the CPU seconds the
+workers and the servers spent (user + system), so a speed-up short of the goal can be told apart: CPU the machine
+did not give us (other load: fewer of its cores busy with our processes than it has), or work the workers added
+(more CPU seconds for the same runs). Prints a Markdown table and writes the figures to JSON. Not a test.
+
+    python benchmarks/team.py --mode both --runs 8 --workers 4 --out benchmarks/team-results.json
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import html
 import json
 import os
 import platform
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fixtures.corpus_facts import FACTS  # noqa: E402
+from support.fake_search_apis import FakeHit, FakeSearchApi  # noqa: E402
+from support.miniweb import MiniWeb  # noqa: E402
 from support.server_process import stop, wait_until_ready  # noqa: E402
-from support.team_servers import postgres_bin, start_chroma, start_postgres, stop_postgres  # noqa: E402
+from support.team_servers import Postgres, postgres_bin, start_chroma, start_postgres, stop_postgres  # noqa: E402
+
+from research_assistant.corpus.loaders import load_file  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+WEB_DOCUMENTS = ("overview.md", "history.md", "ridership-2023.md", "depot.txt", "fares.html")
+WARM_QUESTION = "What does a single fare on the Halvorsby trams cost?"
+API_KEY = "team-bench"
 
 
-def research(workdir: Path, env: dict[str, str], questions: list[str]) -> None:
+@dataclass(frozen=True)
+class Timing:
+    seconds: float
+    cpu_seconds: float
+    """User + system time of the worker processes."""
+    servers_cpu_seconds: float
+    """User + system time of the Chroma server and the PostgreSQL backends meanwhile."""
+    load: float
+    """The machine's load average (1 minute) at the end: runnable processes, ours and others'."""
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds of process `pid` and of its children that have ended (/proc/PID/stat: utime, stime, cutime,
+    cstime); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def postmaster_pid(database: Postgres) -> int:
+    return int((database.folder / "data" / "postmaster.pid").read_text().split()[0])
+
+
+def html_page(path: Path) -> str:
+    """A corpus document as a plain web page: its title, and its text in paragraphs."""
+    text = load_file(path).text
+    blocks = [block.strip() for block in text.split("\n\n") if block.strip()]
+    paragraphs = "".join(
+        f"<h2>{html.escape(block.lstrip('#').strip())}</h2>"
+        if block.startswith("#")
+        else f"<p>{html.escape(block)}</p>"
+        for block in blocks
+    )
+    title = html.escape(path.stem.replace("-", " ").title())
+    return (
+        f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{paragraphs}</article></body></html>"
+    )
+
+
+class PerQuerySearch(FakeSearchApi):
+    """Fake Tavily whose hits for a query are the site's documents under addresses naming that query."""
+
+    site: MiniWeb | None = None
+
+    def hits_for(self, query: str) -> Sequence[FakeHit]:
+        assert self.site is not None
+        tag = hashlib.sha256(query.encode()).hexdigest()[:10]
+        return [
+            FakeHit(self.site.url(f"/doc/{Path(name).stem}.html?q={tag}"), Path(name).stem, query, 0.9 - k / 20)
+            for k, name in enumerate(WEB_DOCUMENTS)
+        ]
+
+
+@contextmanager
+def fake_web(latency: float) -> Iterator[dict[str, str]]:
+    """The fake search API and site, both answering after `latency` seconds; the settings that point a worker
+    at them."""
+    search = PerQuerySearch("tavily", api_key=API_KEY, latency_seconds=latency)
+    with MiniWeb() as site, search:
+        site.latency_seconds = latency
+        for name in WEB_DOCUMENTS:
+            site.add_page(f"/doc/{Path(name).stem}.html", html_page(CORPUS / name), "text/html; charset=utf-8")
+        search.site = site
+        yield {
+            "RESEARCH_TAVILY_API_KEY": API_KEY,
+            "RESEARCH_TAVILY_BASE_URL": search.base_url,
+            "RESEARCH_ALLOW_PRIVATE_NETWORKS": "127.0.0.0/8",
+        }
+
+
+def research(workdir: Path, env: dict[str, str], questions: list[str], sources: str) -> None:
     """One worker: its questions one after another, each a `research-assistant run` process."""
     workdir.mkdir(parents=True, exist_ok=True)
-    child = {**os.environ, **env, "RESEARCH_DB_DIR": str(workdir / "db"), "RESEARCH_CACHE_DIR": str(workdir / "cache")}
+    child = {k: v for k, v in os.environ.items() if not k.startswith(("RESEARCH_", "TAVILY_", "EXA_"))}
+    child.update(env, RESEARCH_DB_DIR=str(workdir / "db"), RESEARCH_CACHE_DIR=str(workdir / "cache"))
     for question in questions:
-        command = [sys.executable, "-m", "research_assistant.cli", "run", question, "--corpus", str(CORPUS)]
-        subprocess.run(
-            [*command, "--depth", "quick", "--quiet"], cwd=workdir, env=child, check=True, capture_output=True
-        )
+        command = [sys.executable, "-m", "research_assistant.cli", "run", question, "--depth", "quick", "--quiet"]
+        command += ["--corpus", str(CORPUS)] if sources == "local" else ["--sources", sources]
+        done = subprocess.run(command, cwd=workdir, env=child, check=False, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"{question!r} ended with {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+            )
 
 
-def timed(work: list[tuple[Path, list[str]]], env: dict[str, str]) -> float:
-    started = time.perf_counter()
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(work: list[tuple[Path, list[str]]], env: dict[str, str], sources: str, servers: list[int]) -> Timing:
+    """Run the workers' questions; the wall time, the workers' CPU time and the servers' (processes `servers`,
+    whose ended children count: the PostgreSQL backends of workers that have finished)."""
+
+    def servers_cpu() -> float:
+        return sum(process_cpu(pid) for pid in servers)
+
+    cpu, server_cpu, started = children_cpu(), servers_cpu(), time.perf_counter()
     with ThreadPoolExecutor(max_workers=len(work)) as pool:
-        for future in [pool.submit(research, folder, env, questions) for folder, questions in work]:
+        for future in [pool.submit(research, folder, env, questions, sources) for folder, questions in work]:
             future.result()
-    return time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    time.sleep(0.5)  # the backends of the last workers end
+    return Timing(seconds, children_cpu() - cpu, servers_cpu() - server_cpu, os.getloadavg()[0])
+
+
+@contextmanager
+def fresh_servers(database: Postgres, base: Path, name: str) -> Iterator[tuple[dict[str, str], list[int]]]:
+    """A new, empty database on the cluster and a Chroma server of its own: nothing cached by an earlier timing.
+    The workers' settings, and the servers' process ids."""
+    chroma, server = start_chroma(base / f"chroma-{name}")
+    try:
+        wait_until_ready(chroma, server, "/api/v2/heartbeat", "chroma run", 60)
+        settings = {"RESEARCH_DATABASE_URL": database.new_database(name), "RESEARCH_CHROMA_URL": server.url}
+        yield settings, [chroma.pid, postmaster_pid(database)]
+    finally:
+        stop(chroma, 10)
+
+
+def measure(
+    database: Postgres, base: Path, mode: str, questions: list[str], workers: int, extra: dict[str, str]
+) -> tuple[Timing, Timing]:
+    sources = "local" if mode == "offline" else "web"
+    timings = []
+    for name, split in (("one", 1), ("workers", workers)):
+        with fresh_servers(database, base, f"{mode}_{name}") as (settings, pids):
+            env = {**settings, **extra}
+            research(base / f"{mode}-{name}-warm", env, [WARM_QUESTION], sources)
+            work = [(base / f"{mode}-{name}-{n}", questions[n::split]) for n in range(split)]
+            timings.append(timed(work, env, sources, pids))
+    return timings[0], timings[1]
+
+
+def figures(mode: str, one: Timing, many: Timing, extra: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "mode": mode,
+        **extra,
+        "one_after_another_seconds": round(one.seconds, 1),
+        "workers_seconds": round(many.seconds, 1),
+        "speedup": round(one.seconds / many.seconds, 2),
+        "one_after_another_cpu_seconds": round(one.cpu_seconds, 1),
+        "workers_cpu_seconds": round(many.cpu_seconds, 1),
+        "one_after_another_servers_cpu_seconds": round(one.servers_cpu_seconds, 1),
+        "workers_servers_cpu_seconds": round(many.servers_cpu_seconds, 1),
+        "one_after_another_cores_busy": round((one.cpu_seconds + one.servers_cpu_seconds) / one.seconds, 2),
+        "workers_cores_busy": round((many.cpu_seconds + many.servers_cpu_seconds) / many.seconds, 2),
+        "one_after_another_load_average_after": round(one.load, 2),
+        "workers_load_average_after": round(many.load, 2),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["offline", "web", "both"], default="both")
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds each search and page takes (web)")
+    parser.add_argument("--repeats", type=int, default=1, help="timings per mode; the median speed-up is kept")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     binaries = postgres_bin()
     if binaries is None:
         sys.exit("PostgreSQL is not installed: apt-get install -y postgresql")
     questions = [FACTS[i % len(FACTS)][0] for i in range(args.runs)]
+    modes = ["offline", "web"] if args.mode == "both" else [args.mode]
     load = os.getloadavg()[0]  # other work on the machine bounds what the workers can gain
     base = Path(tempfile.mkdtemp(prefix="research-team-bench-"))
     database = start_postgres(binaries)
-    chroma, server = start_chroma(base / "chroma")
+    results: list[dict[str, Any]] = []
     try:
-        wait_until_ready(chroma, server, "/api/v2/heartbeat", "chroma run", 60)
-        env = {"RESEARCH_DATABASE_URL": database.url(), "RESEARCH_CHROMA_URL": server.url}
-        research(base / "warm", env, [questions[0]])  # the shared repository indexed, as in a team's steady state
-        one = timed([(base / "one", questions)], env)
-        split = [(base / f"w{n}", questions[n :: args.workers]) for n in range(args.workers)]
-        many = timed(split, env)
+        for mode in modes:
+            rounds = []
+            for repeat in range(args.repeats):
+                with ExitStack() as stack:
+                    extra = stack.enter_context(fake_web(args.latency)) if mode == "web" else {}
+                    one, many = measure(database, base / f"r{repeat}", mode, questions, args.workers, extra)
+                rounds.append(figures(mode, one, many, {"latency_seconds": args.latency} if mode == "web" else {}))
+                print(json.dumps(rounds[-1]), file=sys.stderr)
+            results.append(
+                min(rounds, key=lambda r: abs(r["speedup"] - statistics.median(x["speedup"] for x in rounds)))
+            )
     finally:
-        stop(chroma, 10)
         stop_postgres(database)
-    figures = {
+        shutil.rmtree(base, ignore_errors=True)
+    report = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "runs": args.runs,
         "workers": args.workers,
-        "one_after_another_seconds": round(one, 1),
-        "workers_seconds": round(many, 1),
-        "speedup": round(one / many, 2),
+        "repeats": args.repeats,
         "load_average_before": round(load, 2),
+        "results": results,
     }
-    print(f"| Offline runs | One worker | {args.workers} workers | Speed-up |\n| --- | --- | --- | --- |")
-    print(f"| {args.runs} | {one:.1f} s | {many:.1f} s | {one / many:.2f}x |")
+    print(f"| Runs | One worker | {args.workers} workers | Speed-up | Cores busy (one / {args.workers}) |")
+    print("| --- | --- | --- | --- | --- |")
+    for r in results:
+        busy = f"{r['one_after_another_cores_busy']} / {r['workers_cores_busy']}"
+        print(f"| {args.runs} {r['mode']} | {r['one_after_another_seconds']} s | {r['workers_seconds']} s "
+              f"| {r['speedup']:.2f}x | {busy} |")  # fmt: skip
     if args.out:
-        args.out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS research_runs (
     record TEXT NOT NULL
 );
 ALTER TABLE research_runs ADD COLUMN IF NOT EXISTS host TEXT NOT NULL DEFAULT '';
+ALTER TABLE research_runs ADD COLUMN IF NOT EXISTS heartbeat_at TIMESTAMPTZ;
 CREATE INDEX IF NOT EXISTS research_runs_started ON research_runs (started_at DESC);
 CREATE TABLE IF NOT EXISTS research_events (
     run_id TEXT NOT NULL,

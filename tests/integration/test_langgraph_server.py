@@ -2,18 +2,24 @@
 
 The server is started as Studio users start it, from the project root with the real configuration, and a
 research runs through it with the `langgraph_sdk` client: a thread, a run with a runtime context given as
-JSON (so every path, the depth and the source kinds arrive as plain strings), the platform's own
-checkpointer. Nothing leaves the machine: analytics, the version check and tracing are switched off.
+JSON (so every path, the depth and the source kinds arrive as plain strings). Its checkpointer is the one
+`langgraph.json` names (`graphs/checkpointer.py`), the project's own: the SQLite file under `RESEARCH_DB_DIR`, or,
+with `RESEARCH_DATABASE_URL`, LangGraph's Postgres checkpointer on the team's database (a real PostgreSQL started
+on loopback), where the project reads the thread's final state back itself. Nothing leaves the machine:
+analytics, the version check and tracing are switched off.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +27,15 @@ import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 from support.server_process import Server, free_port, stop, wait_until_ready
+from support.team_servers import Postgres, postgres
 
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.corpus.loaders import load_file
 from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.runs.checkpoints import open_sqlite_checkpointer
+from research_assistant.runs.postgres import open_postgres_checkpointer
+
+__all__ = ["postgres"]  # the fixture
 
 pytest.importorskip("langgraph_cli", reason="the langgraph CLI is not installed: pip install 'langgraph-cli[inmem]'")
 
@@ -52,17 +63,27 @@ UNSET_ENV = ("LANGSMITH_CONTROL_PLANE_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY")
 """Either would start the server's metadata reports to LangSmith."""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    workdir = tmp_path_factory.mktemp("langgraph-server")
+@dataclass
+class Served:
+    server: Server
+    client: SyncLangGraphClient
+    db_dir: Path
+    """The server's `RESEARCH_DB_DIR`: where the embedded checkpointer keeps its threads."""
+
+
+@contextmanager
+def langgraph_dev(workdir: Path, settings: dict[str, str]) -> Iterator[Served]:
+    """`langgraph dev` from the project root with the root `langgraph.json`, the environment plus `settings`."""
     port = free_port()
     env = {**os.environ, **OFFLINE_ENV}
     for name in UNSET_ENV:
         env.pop(name, None)
+    env.pop("RESEARCH_DATABASE_URL", None)
     # Defaults for a run that names no folders: keep them out of the project.
     env["RESEARCH_DB_DIR"] = str(workdir / "default-db")
     env["RESEARCH_CACHE_DIR"] = str(workdir / "default-cache")
-    # The in-memory server keeps its threads and checkpoints in `.langgraph_api/` under the working directory.
+    env.update(settings)
+    # The in-memory server keeps its threads' metadata in `.langgraph_api/` under the working directory.
     persistence = ROOT / ".langgraph_api"
     persistence_existed = persistence.exists()
     server = Server(url=f"http://127.0.0.1:{port}", log=workdir / "server.log")
@@ -80,7 +101,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         )  # fmt: skip
     try:
         wait_until_ready(process, server, "/ok", "langgraph dev", STARTUP_SECONDS)
-        yield server
+        client = get_sync_client(url=server.url, api_key=None, timeout=30.0)
+        yield Served(server, client, Path(env["RESEARCH_DB_DIR"]))
     finally:
         stop(process, SHUTDOWN_SECONDS)
         if not persistence_existed:
@@ -88,8 +110,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def client(server: Server) -> SyncLangGraphClient:
-    return get_sync_client(url=server.url, api_key=None, timeout=30.0)
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with langgraph_dev(tmp_path_factory.mktemp("langgraph-server"), {}) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def client(served: Served) -> SyncLangGraphClient:
+    return served.client
 
 
 def wait_for_run(client: SyncLangGraphClient, server: Server, thread_id: str, run_id: str) -> dict[str, Any]:
@@ -121,28 +149,81 @@ def test_the_server_serves_the_research_graph_with_its_context_schema(client: Sy
     assert (schemas["input_schema"] or {})["required"] == ["question"]
 
 
-def test_a_research_run_through_the_server_gives_a_cited_report(
-    client: SyncLangGraphClient, server: Server, tmp_path: Path
-) -> None:
-    thread = client.threads.create()
+def research_through(served: Served, folder: Path) -> str:
+    """A quick local research run on a new thread; the thread's id, once the run succeeded."""
+    thread = served.client.threads.create()
     context: dict[str, Any] = {
         "source_types": ["local"],
         "corpus_dir": str(CORPUS),
         "depth": "quick",
-        "db_dir": str(tmp_path / "db"),
-        "cache_dir": str(tmp_path / "cache"),
+        "db_dir": str(folder / "db"),
+        "cache_dir": str(folder / "cache"),
     }
-    run = client.runs.create(thread["thread_id"], GRAPH_ID, input={"question": QUESTION}, context=context)
-    wait_for_run(client, server, thread["thread_id"], run["run_id"])
+    run = served.client.runs.create(thread["thread_id"], GRAPH_ID, input={"question": QUESTION}, context=context)
+    wait_for_run(served.client, served.server, thread["thread_id"], run["run_id"])
+    return str(thread["thread_id"])
 
-    # The final state, as the platform's checkpointer kept it.
-    values = client.threads.get_state(thread["thread_id"])["values"]
-    assert isinstance(values, dict)
-    markdown = values["report_markdown"]
-    assert markdown.strip(), f"empty report; state keys: {sorted(values)}"
-    assert values["stop_reason"]
+
+def check_report(markdown: str) -> None:
+    assert markdown.strip(), "empty report"
     cited = parse_sources(markdown)
     assert cited, markdown
     assert all(Path(locator).parent == CORPUS for locator in cited.values())
     assert check_rendered_citations(markdown, corpus_texts()) == []
     assert "cycle" in markdown
+
+
+def saved_state(saver_factory: Any, thread_id: str) -> dict[str, Any]:
+    """The thread's latest checkpoint, read with the project's own checkpointer."""
+
+    async def read() -> dict[str, Any]:
+        async with saver_factory() as saver:
+            saved = await saver.aget_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
+        assert saved is not None, f"no checkpoint of thread {thread_id}"
+        return dict(saved.checkpoint["channel_values"])
+
+    return asyncio.run(read())
+
+
+def test_a_research_run_through_the_server_gives_a_cited_report(served: Served, tmp_path: Path) -> None:
+    thread_id = research_through(served, tmp_path)
+
+    # The final state, as the checkpointer langgraph.json names kept it: the project's SQLite file.
+    values = served.client.threads.get_state(thread_id)["values"]
+    assert isinstance(values, dict)
+    assert values["stop_reason"]
+    check_report(values["report_markdown"])
+    saved = saved_state(lambda: open_sqlite_checkpointer(served.db_dir), thread_id)
+    assert saved["report_markdown"] == values["report_markdown"]
+
+
+def test_with_a_database_setting_the_server_keeps_its_threads_in_the_teams_postgresql(
+    postgres: Postgres, tmp_path: Path
+) -> None:
+    url = postgres.new_database("langgraph_server")
+    with langgraph_dev(tmp_path, {"RESEARCH_DATABASE_URL": url}) as served:
+        thread_id = research_through(served, tmp_path)
+        values = served.client.threads.get_state(thread_id)["values"]
+        assert isinstance(values, dict)
+        check_report(values["report_markdown"])
+
+    # The server is gone; the thread's state is in the database, where every worker's checkpoints are.
+    saved = saved_state(lambda: open_postgres_checkpointer(url), thread_id)
+    assert saved["report_markdown"] == values["report_markdown"]
+    assert not (served.db_dir / "checkpoints.sqlite").exists()
+    # The graph's own stores followed the setting too: the corpus's documents are in the team's cache.
+    cached = postgres.psql("SELECT count(*) FROM research_cache", database="langgraph_server")
+    assert cached != "[(0,)]", cached
+
+
+def test_the_container_image_of_the_licensed_server_keeps_the_projects_checkpointer(tmp_path: Path) -> None:
+    """`langgraph build` / `langgraph up` need Docker and a licence, not available here; the Dockerfile they build
+    from is generated without either, and must hand the server the same checkpointer."""
+    dockerfile = tmp_path / "Dockerfile"
+    subprocess.run(
+        [sys.executable, "-m", "langgraph_cli", "dockerfile", "--config", str(CONFIG), str(dockerfile)],
+        cwd=ROOT, env={**os.environ, **OFFLINE_ENV}, check=True, capture_output=True, timeout=STARTUP_SECONDS,
+    )  # fmt: skip
+    lines = dockerfile.read_text(encoding="utf-8").splitlines()
+    assert 'ENV LANGGRAPH_CHECKPOINTER=\'{"path": "/deps/main/graphs/checkpointer.py:checkpointer"}\'' in lines
+    assert 'ENV LANGSERVE_GRAPHS=\'{"research": "/deps/main/graphs/research.py:graph"}\'' in lines

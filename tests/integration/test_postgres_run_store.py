@@ -1,8 +1,10 @@
 """The run store in PostgreSQL behaves as the embedded one: the same records, ids found by prefix, traces in
-order, runs forgotten; and a run another machine is running is not taken for a dead one."""
+order, runs forgotten; and a run another machine is running is judged by its lease: not taken for a dead one while
+its worker renews it, interrupted (and resumable) once its worker has been silent for longer than the lease."""
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 
@@ -10,8 +12,8 @@ import pytest
 from support.team_servers import Postgres, postgres
 
 from research_assistant.context import Context
-from research_assistant.runs.postgres import PostgresRunStore
-from research_assistant.runs.records import EventKind, RunParameters, RunRecord, RunStatus, TraceEvent
+from research_assistant.runs.postgres import LEASE_SECONDS, PostgresRunStore, heartbeats
+from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters, RunRecord, RunStatus, TraceEvent
 from research_assistant.runs.store import RunNotFound
 
 __all__ = ["postgres"]  # the fixture
@@ -62,3 +64,49 @@ def test_a_run_another_machine_is_running_stays_running(store: PostgresRunStore)
 
     store.save(record("here", RunStatus.RUNNING, pid=999_999_999))  # written on this machine: its process is gone
     assert store.get("here").status is RunStatus.INTERRUPTED  # type: ignore[union-attr]
+
+
+def on_another_machine(store: PostgresRunStore, run_id: str, silent_seconds: float = 0.0) -> None:
+    """Make the run's row look written by a worker on another machine, whose last heartbeat was that long ago."""
+    store._query(
+        "UPDATE research_runs SET host = 'another-machine', heartbeat_at = now() - make_interval(secs => %s) "
+        "WHERE run_id = %s",
+        (silent_seconds, run_id),
+    )
+
+
+def test_a_run_whose_worker_elsewhere_went_silent_is_interrupted_and_resumable(store: PostgresRunStore) -> None:
+    store.save(record("lively", RunStatus.RUNNING, pid=999_999_999))
+    on_another_machine(store, "lively", silent_seconds=LEASE_SECONDS / 2)
+    store.save(record("silent", RunStatus.RUNNING, pid=999_999_999))
+    on_another_machine(store, "silent", silent_seconds=LEASE_SECONDS + 5)
+
+    assert store.get("lively").status is RunStatus.RUNNING  # type: ignore[union-attr]
+    listed = {r.run_id: r for r in store.recent()}
+    assert listed["lively"].status is RunStatus.RUNNING
+    assert listed["silent"].status is RunStatus.INTERRUPTED and listed["silent"].status in RESUMABLE
+    assert listed["silent"].pid is None
+    # Recorded so: every worker now sees it interrupted, and the one that resumes it owns it.
+    row = store._query("SELECT record, host FROM research_runs WHERE run_id = 'silent'")[0]
+    assert RunRecord.model_validate_json(row["record"]).status is RunStatus.INTERRUPTED
+    assert row["host"] != "another-machine"
+
+
+def test_a_worker_renews_the_lease_of_its_running_runs_until_they_end(store: PostgresRunStore) -> None:
+    beats = heartbeats(store.url)
+    store.save(record("mine", RunStatus.RUNNING, pid=os.getpid()))
+    store.save(record("ended", RunStatus.RUNNING, pid=os.getpid()))
+    store.save(record("ended", RunStatus.COMPLETED))
+    assert {"mine", "ended"} & beats.runs == {"mine"}
+
+    store._query("UPDATE research_runs SET heartbeat_at = now() - interval '1 hour'")
+    beats.renew()
+    assert (store.silent_seconds("mine") or 0) < LEASE_SECONDS
+    assert (store.silent_seconds("ended") or 0) > LEASE_SECONDS
+
+    # Once another machine has taken the run over, the first worker's renewals no longer touch it.
+    on_another_machine(store, "mine", silent_seconds=3600)
+    beats.renew()
+    assert (store.silent_seconds("mine") or 0) > LEASE_SECONDS
+    store.save(record("mine", RunStatus.COMPLETED))
+    assert "mine" not in beats.runs

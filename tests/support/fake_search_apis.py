@@ -103,6 +103,8 @@ class FakeSearchApi:
     default_hits: Sequence[FakeHit] = ()
     failure: Failure | None = None
     slow_seconds: float = 2.0
+    latency_seconds: float = 0.0
+    """How long every answer takes, as a real API's round trip does (benchmarks of I/O-bound runs)."""
     requests: list[RecordedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -215,6 +217,8 @@ def _answer(api: FakeSearchApi, request: RecordedRequest) -> _Answer:
         return _wiki_article(api, unquote(request.path.removeprefix("/wiki/")))
     if (request.method, request.path) != (method, path):
         return 404, "text/plain", b"Not Found"
+    if api.latency_seconds:
+        api.wait(api.latency_seconds)
     if api.failure == "slow":
         api.wait(api.slow_seconds)
     elif api.failure in ("429", "500"):

@@ -95,6 +95,8 @@ class MiniWeb:
         """How long /slow waits before answering: set it above the read timeout under test."""
         self.drip_interval = 0.2
         """Seconds between the bytes of /drip."""
+        self.latency_seconds = 0.0
+        """How long every answer waits before it starts, as a distant server's does (benchmarks of I/O-bound runs)."""
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._pages: dict[str, _Page] = {}
@@ -177,7 +179,8 @@ class MiniWeb:
             self._in_flight[path] += 1
             self.peak_in_flight[path] = max(self.peak_in_flight[path], self._in_flight[path])
         try:
-            self._answer(handler, path, hit)
+            if not (self.latency_seconds and self._stopping.wait(self.latency_seconds)):
+                self._answer(handler, path, hit)
         finally:
             with self._lock:
                 self._in_flight[path] -= 1
