@@ -275,6 +275,7 @@ def _p(seconds: list[float], share: float) -> float:
 def measure(folder: Path, seed: int) -> dict[str, Any]:
     """Index `folder/corpus` into a new repository and cache, then re-sync, query and run research over it."""
     from research_assistant.context import Context, Depth
+    from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.runner import run_research
     from research_assistant.search.local import LocalCorpusProvider
     from research_assistant.services import open_services
@@ -290,8 +291,10 @@ def measure(folder: Path, seed: int) -> dict[str, Any]:
 
     run = asyncio.Runner().run  # one event loop for every step
     services = open_services(context("quick"))
-    provider, repository = services.providers[0], services.repository
-    assert isinstance(provider, LocalCorpusProvider)
+    run(services.opened())  # the repository and the local provider open on first use; here, untimed
+    opened = [deferred.get() for deferred in services.deferred]
+    provider = next(value for value in opened if isinstance(value, LocalCorpusProvider))
+    repository = next(value for value in opened if isinstance(value, ResearchRepository))
     settings = get_settings()
     out: dict[str, Any] = {"settings": [settings.embedding, settings.chunk_size, settings.chunk_overlap]}
     notices, seconds = timed(run, provider.prepare())

@@ -7,7 +7,8 @@ for `fetch`, a refused or failed URL), 3 report written but no evidence was
 found, 130 cancelled (Ctrl-C; the run can be resumed). A damaged store is named in one line, with
 what to do, and exit code 2.
 Heavy libraries load only once the input has been checked, so mistakes are
-reported at once.
+reported at once; a run's repository libraries load in the background while
+its first steps run (`tests/integration/test_startup.py` keeps it so).
 """
 
 from __future__ import annotations
@@ -549,8 +550,10 @@ def _research(work: Coroutine[Any, Any, dict[str, Any]], run_id: str) -> dict[st
     from research_assistant.services import ConfigurationError
     from research_assistant.storage import StorageError
 
-    try:  # the repository's libraries take seconds to load: here a Ctrl-C stops them, in the run's loop it cannot
-        import research_assistant.knowledge.repository  # noqa: F401
+    try:  # the graph's libraries take most of a second to load: here a Ctrl-C stops them, in the run's loop it
+        # cannot. The repository's (Chroma, LlamaIndex) load in the background while the first steps run.
+        import research_assistant.graph
+        import research_assistant.runs.checkpoints  # noqa: F401
     except KeyboardInterrupt:
         work.close()  # never started: nothing to keep
         raise

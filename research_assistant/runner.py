@@ -30,6 +30,7 @@ from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters,
 from research_assistant.runs.store import RunStore
 from research_assistant.runs.trace import EventCallback, TraceRecorder
 from research_assistant.schemas import ModelUsage, Notice, ResearchPlan
+from research_assistant.services import Services
 from research_assistant.state import OutputState, total_usage
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ async def resume_research(
         raise RunNotResumable(f"run {record.run_id} is still running (process {record.pid})")
     spent = total_usage((await saved_state(context.db_dir, record.run_id)).get("model_usage", {}))
     context = _opened(context, spent)
+    if isinstance(context.services, Services):  # a store that cannot open is named before the run goes on,
+        await context.services.opened()  # even when the steps it has left would not need it
     record = record.model_copy(update={"status": RunStatus.RUNNING, "pid": os.getpid(), "error": "", "waiting": ""})
     review = {"plan": plan.model_dump(mode="json")} if plan is not None else {"approved": True}
     return await _drive(record, context, on_event, None, finish=finish, review=review)
@@ -133,6 +136,8 @@ async def _drive(
                     graph_input = Command(resume=review)  # the run was waiting for its plan to be reviewed
                 elif not _started(snapshot.values) and not finish:
                     graph_input = first_input  # stopped before its first checkpoint: start again from its question
+            if isinstance(context.services, Services):
+                context.services.warm_up()  # the repository opens while the first steps, which need none of it, run
             try:
                 if finish:
                     await _skip_to_synthesis(graph, config, "stopped on request", first_input)

@@ -8,6 +8,10 @@ embedding model, the research repository on a folder, the document cache, the
 local corpus provider, the web reader with its per-host limits) is kept by its
 own key and reused; what belongs to one run (its reasoner, with its models,
 budget and usage, and its search providers) is made for it.
+
+Opening the repository imports Chroma and LlamaIndex, seconds of work that a run's first steps (analysis,
+planning) do not need: it is `Deferred`, opened by the first step that needs it, and the runner starts opening
+it in the background (`Services.warm_up`) while those first steps run.
 """
 
 from __future__ import annotations
@@ -16,20 +20,22 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from research_assistant.context import Context, SourceKind
+from research_assistant.deferred import Deferred, warm
 from research_assistant.reasoning.llm.models import ROLES, model_spec
 from research_assistant.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from llama_index.core.embeddings import BaseEmbedding
 
+    from research_assistant.knowledge.documents import StoredDocument
     from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-    from research_assistant.schemas import ModelUsage, Notice, Passage, SourceType
+    from research_assistant.schemas import ModelUsage, Notice, Passage, SearchResult, SourceRecord, SourceType
     from research_assistant.search.base import SearchProvider
     from research_assistant.search.cache import SearchCache
 
@@ -72,6 +78,23 @@ class Services:
     """What opening the services skipped (a source kind without its key)."""
     search_cache: SearchCache | None = None
     """Web search answers kept on disk; None keeps nothing (tests)."""
+    deferred: list[Deferred[Any]] = field(default_factory=list)
+    """What is opened on first use (the repository, the local corpus's provider, the embedding model), in the
+    order `warm_up` opens it."""
+
+    def warm_up(self) -> None:
+        """Open what is deferred in a background thread, and load the sentence splitter extraction uses, while
+        the first steps (which need none of it) run. Each step that needs one waits for it."""
+        if not self.deferred:  # ready-made services (tests): nothing to open
+            return
+        from research_assistant.reasoning.extractive.sentences import split_sentences
+
+        warm(self.deferred, lambda: split_sentences(""))
+
+    async def opened(self) -> None:
+        """Wait until everything deferred is open, raising what could not open; the event loop stays free."""
+        for value in self.deferred:
+            await value.wait()
 
 
 WEB_KINDS: tuple[SourceKind, ...] = ("web", "news", "academic", "wiki")
@@ -110,13 +133,21 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
 
     settings = get_settings()
     cache_dir, db_dir = context.cache_dir.resolve(), context.db_dir.resolve()
-    repository = repository_at(db_dir)  # the embedding model first: a model that cannot load is said first
+    if settings.embedding != "hashing":  # a model that may not load (a download, a key) is loaded, and refused, first
+        embedding_model()
+    # The repository imports Chroma and LlamaIndex (seconds): it opens when a step first needs it, or in `warm_up`.
+    embedding = Deferred(embedding_model)
+    repository = Deferred(lambda: repository_at(db_dir))
+    deferred: list[Deferred[Any]] = [embedding, repository]
     documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
     providers: list[SearchProvider] = []
     notices: list[Notice] = []
     readers: dict[SourceType, SourceReader] = {}
     if "local" in context.source_types:
-        providers.append(_local_provider(settings, _require_corpus(context.corpus_dir), db_dir, cache_dir))
+        corpus = _require_corpus(context.corpus_dir)
+        local = Deferred(lambda: _local_provider(settings, corpus, db_dir, cache_dir))
+        deferred.append(local)
+        providers.append(_ProviderWhenReady(local, "local", frozenset({SourceType.LOCAL})))
         readers[SourceType.LOCAL] = LocalFileReader(documents)
     web_kinds = [kind for kind in WEB_KINDS if kind in context.source_types]
     if web_kinds:
@@ -126,20 +157,84 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
             found, skipped = web_providers(kind, settings, context.providers)
             providers.extend(found)
             notices.extend(Notice(message=message) for message in skipped)
-        reader = _web_reader(settings, db_dir, cache_dir)
+        web_reader = Deferred(lambda: _web_reader(settings, db_dir, cache_dir))  # it indexes into the repository
+        deferred.append(web_reader)
+        reader = _ReaderWhenReady(web_reader)
         readers.update({SourceType(kind): reader for kind in WEB_KINDS})
     if not providers:
         raise ConfigurationError("; ".join([_NO_SOURCE, *(notice.message for notice in notices)]))
     ttl = settings.cache_ttl_hours * 3600
     return Services(
-        reasoner=_reasoner(settings, context, spent),
-        repository=repository,
+        reasoner=_reasoner(settings, context, spent, _EmbeddingWhenNeeded(embedding)),
+        repository=_PassagesWhenNeeded(repository),
         documents=documents,
         providers=providers,
         readers=readers,
         notices=notices,
         search_cache=shared(("searches", cache_dir, ttl), lambda: SearchCache(cache_dir, ttl)),
+        deferred=deferred,
     )
+
+
+class _PassagesWhenNeeded:
+    """The research repository's `Passages`, opened on first use."""
+
+    def __init__(self, repository: Deferred[ResearchRepository]) -> None:
+        self._repository = repository
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        *,
+        source_ids: Collection[str] | None = None,
+        corpus: str | None = None,
+        alternatives: Sequence[str] = (),
+    ) -> list[Passage]:
+        return self._repository.get().retrieve(
+            query, k, source_ids=source_ids, corpus=corpus, alternatives=alternatives
+        )
+
+
+class _ProviderWhenReady:
+    """A search provider that is opened on first use; its steps wait for it without holding up the event loop."""
+
+    def __init__(self, provider: Deferred[SearchProvider], name: str, source_types: frozenset[SourceType]) -> None:
+        self._provider = provider
+        self.name = name
+        self.source_types = source_types
+
+    async def prepare(self, run_id: str = "index") -> list[Notice]:
+        return await (await self._provider.wait()).prepare(run_id)
+
+    async def search(self, query: str, limit: int) -> list[SearchResult]:
+        return await (await self._provider.wait()).search(query, limit)
+
+
+class _ReaderWhenReady:
+    """A source reader that is opened on first use; reading waits for it without holding up the event loop."""
+
+    def __init__(self, reader: Deferred[SourceReader]) -> None:
+        self._reader = reader
+
+    async def read(self, source: SourceRecord, *, run_id: str = "", refresh: bool = False) -> StoredDocument:
+        return await (await self._reader.wait()).read(source, run_id=run_id, refresh=refresh)
+
+
+class _EmbeddingWhenNeeded:
+    """`embed(text)` by the configured embedding model, loaded on first use: loading it imports LlamaIndex,
+    which analysis and planning never need."""
+
+    def __init__(self, model: Deferred[BaseEmbedding]) -> None:
+        self._model = model
+        self._embed: Callable[[str], list[float]] | None = None
+
+    def embed(self, text: str) -> list[float]:
+        if self._embed is None:
+            model = self._model.get()
+            embed = getattr(model, "embed", None)  # HashingEmbedding's, without LlamaIndex's call overhead
+            self._embed = embed if callable(embed) else model.get_text_embedding
+        return self._embed(text)
 
 
 def embedding_model() -> BaseEmbedding:
@@ -194,9 +289,9 @@ def _web_reader(settings: Settings, db_dir: Path, cache_dir: Path) -> SourceRead
     return shared(("web reader", db_dir, cache_dir, settings.embedding), make)
 
 
-def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None) -> Reasoner:
+def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, embedding: object) -> Reasoner:
     """The LLM reasoner when models are configured (extractive as its fallback), otherwise the extractive one."""
-    extractive = _extractive()
+    extractive = _extractive(embedding)
     if not settings.uses_llm:
         return extractive
     if settings.gemini_api_key is None and any(
@@ -221,10 +316,10 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None) ->
     return LLMReasoner(caller, extractive, settings.confidence_threshold, context=context, surroundings=memo)
 
 
-def _extractive() -> ExtractiveReasoner:
+def _extractive(embedding: object) -> ExtractiveReasoner:
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 
-    return ExtractiveReasoner(embedding_model())
+    return ExtractiveReasoner(embedding)
 
 
 _NO_SOURCE = (

@@ -30,6 +30,8 @@ from bs4 import (
     XMLParsedAsHTMLWarning,
 )
 
+from research_assistant.text.spaces import collapse
+
 _DROP_TAGS = frozenset(
     ["script", "style", "noscript", "nav", "footer", "aside", "form", "svg", "iframe", "template", "button"]
 )
@@ -59,7 +61,6 @@ _BLOCK_TAGS = frozenset(
     }
 )  # fmt: skip
 _SKIP_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction)
-_SPACE = re.compile(r"\s+")
 
 _AUTHOR_KEYS = ("author", "article:author", "dc.creator", "citation_author", "parsely-author", "byl")
 _PUBLISHED_KEYS = (
@@ -83,11 +84,6 @@ class ExtractedHtml:
     author: str | None = None
     published: str | None = None
     canonical_url: str | None = None
-
-
-def collapse(text: str) -> str:
-    """Whitespace runs as single spaces, trimmed."""
-    return _SPACE.sub(" ", text).strip()
 
 
 class BlockWriter:

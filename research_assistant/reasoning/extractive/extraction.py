@@ -13,7 +13,7 @@ from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRON
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 
 SAME_SOURCE_PENALTY = 0.85
 """Each item already taken from a source multiplies that source's next candidates by this."""

@@ -26,7 +26,7 @@ from research_assistant.reasoning.extractive.analysis import classify
 from research_assistant.reasoning.extractive.phrases import extract_entities
 from research_assistant.reasoning.extractive.slots import keyword_query
 from research_assistant.schemas import QueryType
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS
 
 _AND = re.compile(r",?\s+and\s+", re.IGNORECASE)

@@ -31,7 +31,7 @@ from research_assistant.reasoning.extractive.templates import (
     Template,
 )
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType, ResearchPlan, SubQuestion
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import content_terms, normalize_query
 
 __all__ = ["build_plan", "cause_and_effect", "comparison_sides", "keyword_query", "without_repeats"]

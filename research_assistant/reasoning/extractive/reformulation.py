@@ -20,7 +20,7 @@ from research_assistant.reasoning.extractive.planning import keyword_query, with
 from research_assistant.reasoning.extractive.query import GENERIC_TERMS
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Evidence, QueryAnalysis, SubQuestion
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, content_terms, normalize_query, terms_of, words
 
 _NOT_FEEDBACK = STOPWORDS | FRAMING_WORDS | AUXILIARY_VERBS | NEGATIONS

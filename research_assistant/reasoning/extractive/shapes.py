@@ -8,7 +8,7 @@ import re
 from research_assistant.reasoning.extractive.sentences import MAX_SENTENCE_CHARS
 from research_assistant.reasoning.extractive.signals import defines, has_name
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 
 _CONTRAST = re.compile(

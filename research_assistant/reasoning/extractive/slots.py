@@ -12,7 +12,7 @@ import re
 from research_assistant.reasoning.answers import without_framing
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.schemas import QueryAnalysis, QueryType
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS
 
 _ASPECT_OF = re.compile(

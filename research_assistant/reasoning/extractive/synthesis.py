@@ -34,7 +34,7 @@ from research_assistant.schemas import (
     SourceStatus,
     SubQuestion,
 )
-from research_assistant.text.html import collapse
+from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import normalize_query, terms_of
 
 MMR_LAMBDA = 0.7

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Embedder:
@@ -26,6 +27,8 @@ class Embedder:
         cached = self._cache.get(text)
         if cached is not None:
             return cached
+        import numpy as np  # here, not at the top: analysis and planning, a run's first steps, need no NumPy
+
         vector = np.asarray(self._embed(text), dtype=np.float64)
         norm = float(np.linalg.norm(vector))
         if norm > 0:
@@ -36,6 +39,8 @@ class Embedder:
         return vector
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, 1))
         return np.vstack([self.vector(t) for t in texts])
@@ -56,6 +61,8 @@ def mmr(
     Items at least `duplicate_threshold` similar to one already chosen are never chosen.
     Ties go to the lower index, so the result is deterministic.
     """
+    import numpy as np
+
     chosen: list[int] = []
     remaining = list(range(len(relevance)))
     while remaining and len(chosen) < k:
