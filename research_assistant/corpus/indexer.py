@@ -8,6 +8,8 @@ with its reason and skipped; the rest of the corpus is still indexed.
 
 Memory stays bounded: files are loaded a batch at a time (by count and by
 size), and the repository splits, embeds and stores a long text in pieces.
+With many files to index, worker processes load, chunk and embed the next
+batch while the main process stores the current one (`workers.py`).
 Progress lines say how far indexing is (every tenth of the work), and a
 cancelled run (`concurrency.in_thread`) stops between batches, leaving every
 document either wholly indexed or found missing by the next sync.
@@ -16,9 +18,11 @@ document either wholly indexed or found missing by the next sync.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,15 +30,24 @@ from pathlib import Path
 
 from research_assistant.concurrency import check_stop
 from research_assistant.corpus.files import check_folder, corpus_id_for, max_file_bytes, scan_folder, too_large
-from research_assistant.corpus.loaders import CorpusFileError, load_file
+from research_assistant.corpus.loaders import LoadedFile
+from research_assistant.corpus.workers import Chunking, Prepared, prepare, process_pool, stop
+from research_assistant.knowledge.chunking import Chunked
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.repository import ResearchRepository, release_memory
+
+logger = logging.getLogger(__name__)
 
 _BATCH = 64
 """Documents loaded and indexed together: bounds memory while keeping the embedding batches large."""
 _BATCH_BYTES = 16 * 2**20
 """Most bytes of files loaded together (a larger file is loaded on its own)."""
+_AHEAD = 4
+_AHEAD_FILES = _BATCH // _AHEAD
+_AHEAD_BYTES = _BATCH_BYTES // _AHEAD
+"""With worker processes, batches are smaller and `_AHEAD` of them are loaded while one is stored: the
+workers are busy from the start, and the main process starts storing after a few files, not a full batch."""
 _WORKERS = min(4, os.cpu_count() or 1)
 _STEPS = 10
 """Progress lines while indexing: one each time another tenth of the bytes to index is done."""
@@ -129,13 +142,15 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
-def _batches(todo: list[tuple[_File, str]], sizes: dict[str, int]) -> Iterator[list[tuple[_File, str]]]:
-    """The files to index in batches of at most `_BATCH` files and `_BATCH_BYTES` bytes (or one larger file)."""
+def _batches(
+    todo: list[tuple[_File, str]], sizes: dict[str, int], files: int = _BATCH, most: int = _BATCH_BYTES
+) -> Iterator[list[tuple[_File, str]]]:
+    """The files to index in batches of at most `files` files and `most` bytes (or one larger file)."""
     batch: list[tuple[_File, str]] = []
     weight = 0
     for item in todo:
         size = sizes.get(item[0].source_id, 0)
-        if batch and (len(batch) == _BATCH or weight + size > _BATCH_BYTES):
+        if batch and (len(batch) == files or weight + size > most):
             yield batch
             batch, weight = [], 0
         batch.append(item)
@@ -212,15 +227,7 @@ class CorpusIndexer:
                     return plan.report(0)
             with self.repository.writing():
                 plan = self._plan(files, hashes, unreadable)  # another process may have indexed it meanwhile
-                count = 0
-                shown = _Progress(progress, plan.todo, self._sizes)
-                for batch in _batches(plan.todo, self._sizes):
-                    docs = self._load_batch(pool, batch, plan.skipped)
-                    on_characters = shown.batch(batch, sum(len(doc.text) for doc in docs))
-                    self.repository.add_documents(docs, run_id or self.run_id, on_characters)
-                    count += len(docs)
-                    del docs  # the batch's texts, before the next batch is loaded
-                    release_memory()
+                count = self._index(plan, pool, run_id or self.run_id, _Progress(progress, plan.todo, self._sizes))
                 failed = {sid for sid in (source_id_for(locator) for locator, _ in plan.skipped) if sid in plan.indexed}
                 # A file that now fails to load must not keep answering with its old content.
                 self.repository.remove_documents([*plan.gone, *failed])
@@ -259,27 +266,91 @@ class CorpusIndexer:
         except OSError as error:
             return None, f"cannot read file: {error.strerror or error}"
 
-    def _load_batch(
-        self, pool: ThreadPoolExecutor, batch: list[tuple[_File, str]], skipped: list[tuple[str, str]]
-    ) -> list[StoredDocument]:
-        """The batch's documents, loaded at once and cached; a file that cannot be read joins `skipped`."""
+    def _index(self, plan: _Plan, threads: ThreadPoolExecutor, run_id: str, shown: _Progress) -> int:
+        """Index the files to do, a batch at a time; the number of documents indexed.
+
+        With many files, worker processes (`workers.py`) load, chunk and embed the next batch while this one
+        is stored; otherwise threads load each batch in turn.
+        """
+        processes = process_pool(len(plan.todo))
+        chunking = None
+        if processes is None:
+            batches = list(_batches(plan.todo, self._sizes))
+            ahead = 1
+        else:
+            chunking = Chunking(self.repository.chunk_size, self.repository.chunk_overlap, self.repository.hashing_dim)
+            batches = list(_batches(plan.todo, self._sizes, _AHEAD_FILES, _AHEAD_BYTES))
+            ahead = _AHEAD
+        count = 0
+        try:
+            loading = deque(self._submit(processes or threads, batch, chunking) for batch in batches[:ahead])
+            for number, batch in enumerate(batches):
+                if number + ahead < len(batches):  # the batches after this one load while it is stored
+                    loading.append(self._submit(processes or threads, batches[number + ahead], chunking))
+                docs, chunked = self._collect(batch, loading.popleft(), plan.skipped)
+                on_characters = shown.batch(batch, sum(len(doc.text) for doc in docs))
+                self.repository.add_documents(docs, run_id, on_characters, chunked)
+                count += len(docs)
+                del docs, chunked  # the batch's texts and vectors, before the next batch is collected
+                release_memory()
+        except BaseException:
+            if processes is not None:
+                stop(processes)
+            raise
+        if processes is not None:
+            processes.shutdown()
+        return count
+
+    def _submit(
+        self, pool: Executor, batch: list[tuple[_File, str]], chunking: Chunking | None
+    ) -> list[Future[Prepared | str] | None]:
+        """Start loading a batch's files; None for a file larger than a batch, loaded here when its turn comes
+        (the repository then indexes it a section at a time, in bounded memory)."""
+        return [
+            None
+            if self._sizes.get(file.source_id, 0) > _BATCH_BYTES
+            else pool.submit(prepare, file.path, self.max_bytes, chunking)
+            for file, _ in batch
+        ]
+
+    def _collect(
+        self,
+        batch: list[tuple[_File, str]],
+        loading: list[Future[Prepared | str] | None],
+        skipped: list[tuple[str, str]],
+    ) -> tuple[list[StoredDocument], dict[str, Chunked]]:
+        """The batch's documents, cached, with the chunks made ahead; a file that cannot be read joins `skipped`."""
         docs: list[StoredDocument] = []
-        for (file, _), outcome in zip(batch, pool.map(self._load, batch), strict=True):
+        chunked: dict[str, Chunked] = {}
+        for (file, digest), future in zip(batch, loading, strict=True):
+            outcome = self._outcome(file, future)
             check_stop()
             if isinstance(outcome, str):
                 skipped.append((file.locator, outcome))
-            else:
-                self.cache.put(outcome)
-                docs.append(outcome)
-        return docs
+                continue
+            doc = self._document(file, digest, outcome.loaded)
+            self.cache.put(doc)
+            docs.append(doc)
+            if outcome.chunked is not None:
+                chunked[file.source_id] = outcome.chunked
+        return docs, chunked
 
-    def _load(self, item: tuple[_File, str]) -> StoredDocument | str:
-        """The document for a file, or the reason it cannot be read."""
-        file, digest = item
-        try:
-            loaded = load_file(file.path, self.max_bytes)
-        except CorpusFileError as error:
-            return str(error)
+    def _outcome(self, file: _File, future: Future[Prepared | str] | None) -> Prepared | str:
+        """What loading a file gave; a file whose worker process died (a crash in a parser) is loaded again here,
+        so that one bad file costs its own reason at most."""
+        if future is None:
+            return prepare(file.path, self.max_bytes, None)
+        while True:
+            check_stop()
+            try:
+                return future.result(timeout=0.25)
+            except TimeoutError:
+                continue
+            except BrokenExecutor:
+                logger.warning("a worker process stopped while loading %s; loading it here", file.path)
+                return prepare(file.path, self.max_bytes, None)
+
+    def _document(self, file: _File, digest: str, loaded: LoadedFile) -> StoredDocument:
         return StoredDocument(
             source_id=file.source_id,
             locator=file.locator,

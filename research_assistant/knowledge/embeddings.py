@@ -10,31 +10,12 @@ models never mix.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-from functools import lru_cache
 from typing import Any
 
-import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
 from pydantic import Field, PrivateAttr
 
-from research_assistant.text.tokens import content_terms
-
-
-@lru_cache(maxsize=1 << 20)
-def _bucket(feature: str, dim: int) -> tuple[int, float]:
-    """The vector slot and sign of a feature; cached, since words and n-grams repeat across texts."""
-    digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
-    value = int.from_bytes(digest, "little")
-    return value % dim, (1.0 if (value >> 63) & 1 else -1.0)
-
-
-@lru_cache(maxsize=1 << 18)
-def _term_features(term: str) -> tuple[str, ...]:
-    """A term's word feature followed by its character 4-gram features."""
-    padded = f"<{term}>"
-    return ("w:" + term, *("c:" + padded[i : i + 4] for i in range(len(padded) - 3)))
+from research_assistant.knowledge.hashing import hashing_vector
 
 
 class HashingEmbedding(BaseEmbedding):
@@ -50,30 +31,16 @@ class HashingEmbedding(BaseEmbedding):
         return "HashingEmbedding"
 
     def embed(self, text: str) -> list[float]:
-        terms = content_terms(text)
-        counts: dict[str, float] = {}
-        for term in terms:
-            word, *grams = _term_features(term)
-            counts[word] = counts.get(word, 0.0) + 1.0
-            for gram in grams:
-                counts[gram] = counts.get(gram, 0.0) + 0.25
-        for left, right in itertools.pairwise(terms):
-            key = f"p:{left} {right}"
-            counts[key] = counts.get(key, 0.0) + 0.5
-        if not counts:
-            return [0.0] * self.dim
-        slots, signs = zip(*(_bucket(feature, self.dim) for feature in counts), strict=True)
-        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        weights = np.where(weights >= 1.0, 1.0 + np.log(np.maximum(weights, 1.0)), weights) * np.array(signs)
-        vector = np.bincount(np.array(slots), weights=weights, minlength=self.dim)
-        norm = float(np.linalg.norm(vector))
-        return (vector / norm).tolist() if norm else vector.tolist()
+        return hashing_vector(text, self.dim).tolist()
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return self.embed(query)
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self.embed(text)
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [hashing_vector(text, self.dim).tolist() for text in texts]
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self.embed(query)

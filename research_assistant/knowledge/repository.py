@@ -46,7 +46,6 @@ import bm25s
 import chromadb
 from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
-from langchain_text_splitters import RecursiveCharacterTextSplitter
 from llama_index.core import VectorStoreIndex
 from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.llms import MockLLM
@@ -65,7 +64,9 @@ from research_assistant.damage import DamagedStore, chroma_remedy, naming
 from research_assistant.database import team_lock
 from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.chroma_client import configured_server, server_client
+from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.documents import StoredDocument
+from research_assistant.knowledge.embeddings import HashingEmbedding
 from research_assistant.knowledge.locking import RepositoryLock
 from research_assistant.knowledge.retrievers import (
     ChunkBM25Retriever,
@@ -89,8 +90,6 @@ _EMBED_KEYS = ("title",)
 _DOCS_PER_BATCH = 64
 _NODES_PER_BATCH = 256
 """Chunks embedded and stored together: enough for fast inserts, few enough that a cancelled run stops at once."""
-_SECTION = 1 << 20
-"""Characters of a document split at a time: a long text's chunks are never all in memory together."""
 _BM25_PAGE = 500
 """Chunks read and tokenized at a time while a BM25 index is built: Chroma's reads of larger pages (each
 chunk's text comes with it) cost hundreds of megabytes of transient memory for a large corpus."""
@@ -102,22 +101,6 @@ _MIN_CANDIDATES = 30
 _OVERFETCH_SHARE = 0.3
 """Chroma's filtered vector search is slow for large filters, so a filter covering at least this share of
 the collection is applied to a larger unfiltered search instead."""
-
-
-def _sections(text: str, size: int = _SECTION) -> Iterator[tuple[int, str]]:
-    """(offset, piece) of a text cut into pieces of at most `size` characters, at a paragraph break where the
-    second half of a piece has one (else at a line break, else at a space), as the splitter would cut."""
-    start = 0
-    while len(text) - start > size:
-        end = start + size
-        for separator in ("\n\n", "\n", " "):
-            found = text.rfind(separator, start + size // 2, end)
-            if found >= 0:
-                end = found + len(separator)
-                break
-        yield start, text[start:end]
-        start = end
-    yield start, text[start:]
 
 
 def _load_trim() -> Callable[[int], int] | None:
@@ -237,14 +220,23 @@ class ResearchRepository:
         self._db_dir.mkdir(parents=True, exist_ok=True)
         self._guard = RepositoryLock(self._db_dir)
         self._name = collection_name_for(self._model)
-        # Chroma's first open creates its tables (or, on a server, the collection): one process at a time.
-        with self._guard.exclusive(), self._team_writer(), self._lock:
+        # Chroma's first open creates its tables (or, on a server, the collection): one process at a time. A server's
+        # collection that exists is opened without the team's lock, which every worker starting would queue for.
+        with (
+            self._guard.exclusive(),
+            self._lock,
+            nullcontext() if self._on_server_already() else self._team_writer(),
+        ):
             self._connect()
-        self._splitter = RecursiveCharacterTextSplitter(
-            chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
-        )
+        self.chunk_size = chunk_size
+        self.chunk_overlap = chunk_overlap
         self._llm = MockLLM()  # never called: num_queries=1 means no query generation
         self._bm25: OrderedDict[Hashable, _CachedBM25] = OrderedDict()
+
+    def _on_server_already(self) -> bool:
+        """Whether the collection exists on the team's Chroma server (False when the repository is embedded)."""
+        server = configured_server()
+        return bool(server) and self._name in {c.name for c in server_client(server).list_collections()}
 
     def _connect(self) -> None:
         """Open (or create) the collection with a new Chroma client, whose vector index starts from disk."""
@@ -330,15 +322,21 @@ class ResearchRepository:
         return self.add_documents([doc], run_id)
 
     def add_documents(
-        self, docs: Sequence[StoredDocument], run_id: str, progress: Callable[[int], None] | None = None
+        self,
+        docs: Sequence[StoredDocument],
+        run_id: str,
+        progress: Callable[[int], None] | None = None,
+        chunked: Mapping[str, Chunked] | None = None,
     ) -> int:
         """Index documents, replacing any chunks they already had; returns the number of chunks added.
 
         A document is split, embedded and stored a batch of chunks at a time, a long one a section at a time
-        (`_sections`), so memory stays bounded however long it is. After each batch `progress` is told how
+        (`chunking.sections`), so memory stays bounded however long it is. After each batch `progress` is told how
         many characters of `docs` are indexed so far, and a cancelled run stops (`Stopped`). Each document's
         first chunk, which says that it is indexed (`indexed_hashes`, `document_info`), is stored after all
         its others, so a document cut short is not taken for indexed: the next sync indexes it again.
+
+        `chunked` holds, by source id, documents' chunks (and vectors) already made in worker processes.
         """
         latest = list({doc.source_id: doc for doc in docs}.values())  # a source listed twice: the last copy wins
         added = done = 0
@@ -351,7 +349,7 @@ class ResearchRepository:
                     self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
                     self._collection.delete(where={"source_id": {"$in": ids}})
                 batch: list[TextNode] = []
-                for node, reached in self._nodes(part, run_id):
+                for node, reached in self._nodes(part, run_id, chunked or {}):
                     batch.append(node)
                     if len(batch) == _NODES_PER_BATCH:
                         added += self._insert(batch)
@@ -384,13 +382,15 @@ class ResearchRepository:
             self._bump(self._corpora_of(ids))
             self._collection.delete(where={"source_id": {"$in": ids}})
 
-    def _nodes(self, docs: Sequence[StoredDocument], run_id: str) -> Iterator[tuple[TextNode, int]]:
+    def _nodes(
+        self, docs: Sequence[StoredDocument], run_id: str, chunked: Mapping[str, Chunked]
+    ) -> Iterator[tuple[TextNode, int]]:
         """The documents' chunks, each document's first chunk after its others, with the characters of `docs`
         split so far."""
         before = 0
         for doc in docs:
             first: TextNode | None = None
-            for node, reached in self._chunk(doc, run_id):
+            for node, reached in self._chunk(doc, run_id, chunked.get(doc.source_id)):
                 if first is None:
                     first = node
                 else:
@@ -399,39 +399,60 @@ class ResearchRepository:
                 yield first, before + len(doc.text)
             before += len(doc.text)
 
-    def _chunk(self, doc: StoredDocument, run_id: str) -> Iterator[tuple[TextNode, int]]:
-        """A document's chunks in order, each with the characters split so far, a section at a time."""
-        number = 0
-        for offset, section in _sections(doc.text):
-            for piece in self._splitter.create_documents([section]):
-                text = piece.page_content
-                start = int(piece.metadata.get("start_index", -1))
-                if start < 0 or section[start : start + len(text)] != text:  # the splitter's offset guess can miss
-                    start = section.find(text)
-                metadata = {
-                    "source_id": doc.source_id,
-                    "locator": doc.locator,
-                    "title": doc.title,
-                    "fetched_at": doc.fetched_at,
-                    "run_id": run_id,
-                    "corpus": doc.corpus or "",
-                    "content_hash": doc.content_hash,
-                    "start": offset + start if start >= 0 else -1,
-                    "chunk": number,
-                }
-                node = TextNode(
-                    id_=f"{doc.source_id}#{number}",
-                    text=text,
-                    metadata=metadata,
-                    excluded_embed_metadata_keys=[key for key in _CHUNK_KEYS if key not in _EMBED_KEYS],
-                    excluded_llm_metadata_keys=list(_CHUNK_KEYS),
-                )
-                number += 1
-                yield node, offset + len(section)
+    def _chunk(
+        self, doc: StoredDocument, run_id: str, chunked: Chunked | None = None
+    ) -> Iterator[tuple[TextNode, int]]:
+        """A document's chunks in order, each with the characters split so far, a section at a time; from
+        `chunked` (made ahead, vectors too) where it was made with this repository's settings."""
+        if chunked is not None and (chunked.chunk_size, chunked.chunk_overlap) != (self.chunk_size, self.chunk_overlap):
+            chunked = None
+        vectors = chunked.vectors if chunked is not None and chunked.dim == self.hashing_dim else None
+        made = chunked.pieces if chunked is not None else pieces(doc.text, self.chunk_size, self.chunk_overlap)
+        excluded = [key for key in _CHUNK_KEYS if key not in _EMBED_KEYS]
+        for number, (start, text, reached) in enumerate(made):
+            metadata = {
+                "source_id": doc.source_id,
+                "locator": doc.locator,
+                "title": doc.title,
+                "fetched_at": doc.fetched_at,
+                "run_id": run_id,
+                "corpus": doc.corpus or "",
+                "content_hash": doc.content_hash,
+                "start": start,
+                "chunk": number,
+            }
+            node = TextNode(
+                id_=f"{doc.source_id}#{number}",
+                text=text,
+                metadata=metadata,
+                excluded_embed_metadata_keys=excluded,
+                excluded_llm_metadata_keys=list(_CHUNK_KEYS),
+            )
+            if vectors is not None:
+                node.embedding = vectors[number].tolist()
+            yield node, reached
+
+    @property
+    def hashing_dim(self) -> int | None:
+        """The vector size when the embedding is the offline hashing one (whose vectors worker processes can
+        compute, `hashing.py`), else None."""
+        return self._embedding.dim if isinstance(self._embedding, HashingEmbedding) else None
 
     def _embed(self, nodes: list[TextNode]) -> None:
-        texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]
-        for node, vector in zip(nodes, self._embedding.get_text_embedding_batch(texts), strict=True):
+        """Embed the chunks that have no vector yet; one made ahead whose embedded text is not the one
+        assumed (`chunking.embed_text`) is embedded again, here."""
+        todo: list[TextNode] = []
+        for node in nodes:
+            if node.embedding is not None and node.get_content(metadata_mode=MetadataMode.EMBED) != embed_text(
+                str(node.metadata.get("title", "")), node.text
+            ):
+                node.embedding = None
+            if node.embedding is None:
+                todo.append(node)
+        if not todo:
+            return
+        texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in todo]
+        for node, vector in zip(todo, self._embedding.get_text_embedding_batch(texts), strict=True):
             node.embedding = vector
 
     def _get_all(self, where: dict[str, Any] | None) -> tuple[list[str], list[Mapping[str, Any]]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -221,3 +222,46 @@ def test_corpus_files_lists_supported_files_only(setup: Setup) -> None:
     names = sorted(path.relative_to(setup.corpus).as_posix() for path in corpus_files(setup.corpus))
 
     assert names == ["depot.txt", "fares.html", "overview.md", "reports/fleet.docx"]
+
+
+def _chunks(repository: ResearchRepository) -> dict[str, tuple[object, ...]]:
+    """Every chunk's metadata (node JSON included) but the time it was indexed, and its vector, by chunk id."""
+    found = repository._collection.get(include=["metadatas", "embeddings"])
+    chunks: dict[str, tuple[object, ...]] = {}
+    for chunk_id, meta, vector in zip(found["ids"], found["metadatas"], found["embeddings"], strict=True):
+        node = json.loads(str(meta["_node_content"]))
+        node["metadata"].pop("fetched_at")
+        fields = sorted((key, value) for key, value in meta.items() if key not in ("fetched_at", "_node_content"))
+        chunks[chunk_id] = (fields, node, [float(x) for x in vector])
+    return chunks
+
+
+def test_worker_processes_index_exactly_what_threads_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from research_assistant.corpus import indexer, workers
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "python-memory"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for path in examples.iterdir():  # the example corpus, with one file that cannot be read
+        if path.is_file():
+            (corpus / path.name).write_bytes(path.read_bytes())
+    (corpus / "broken.pdf").write_bytes(b"not a pdf")
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    pools: list[object] = []
+
+    def spied(files: int) -> object:
+        pools.append(workers.process_pool(files))
+        return pools[-1]
+
+    def index(name: str) -> tuple[dict[str, tuple[object, ...]], list[tuple[str, str]]]:
+        repository = ResearchRepository(tmp_path / name / "db", HashingEmbedding())
+        report = CorpusIndexer(corpus, repository, DocumentCache(tmp_path / name / "cache")).sync()
+        return _chunks(repository), report.skipped
+
+    monkeypatch.setattr(indexer, "process_pool", spied)
+    by_processes, skipped = index("processes")
+    assert pools and pools[0] is not None  # the workers were used
+    monkeypatch.setattr(indexer, "process_pool", lambda files: None)
+    by_threads, skipped_too = index("threads")
+    assert len(by_processes) > 50 and by_processes == by_threads
+    assert [reason for _, reason in skipped] == [reason for _, reason in skipped_too] != []

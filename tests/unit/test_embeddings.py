@@ -43,3 +43,50 @@ def test_the_onnx_model_is_used_through_chroma_and_named_for_its_collection(monk
 def test_an_unknown_model_name_is_refused() -> None:
     with pytest.raises(EmbeddingUnavailable, match="choose one of: hashing, chroma-onnx"):
         make_embedding("word2vec")
+
+
+def _per_occurrence(text: str, dim: int = 512) -> list[float]:
+    """The hashing embedding as first written: every term, 4-gram and pair counted one occurrence at a time."""
+    import hashlib
+    import itertools
+
+    from research_assistant.text.tokens import content_terms
+
+    def bucket(feature: str) -> tuple[int, float]:
+        value = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+        return value % dim, (1.0 if (value >> 63) & 1 else -1.0)
+
+    terms = content_terms(text)
+    counts: dict[str, float] = {}
+    for term in terms:
+        padded = f"<{term}>"
+        counts["w:" + term] = counts.get("w:" + term, 0.0) + 1.0
+        for gram in ("c:" + padded[i : i + 4] for i in range(len(padded) - 3)):
+            counts[gram] = counts.get(gram, 0.0) + 0.25
+    for left, right in itertools.pairwise(terms):
+        counts[f"p:{left} {right}"] = counts.get(f"p:{left} {right}", 0.0) + 0.5
+    if not counts:
+        return [0.0] * dim
+    slots, signs = zip(*(bucket(feature) for feature in counts), strict=True)
+    weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+    weights = np.where(weights >= 1.0, 1.0 + np.log(np.maximum(weights, 1.0)), weights) * np.array(signs)
+    vector = np.bincount(np.array(slots), weights=weights, minlength=dim)
+    norm = float(np.linalg.norm(vector))
+    return (vector / norm).tolist() if norm else vector.tolist()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The recursion limit of the Python interpreter: sys.setrecursionlimit(3000) raises the limit.",
+        "gc gc gc collects collects cycles cycles; the the collector collector runs runs again again " * 5,
+        "aaaaaaaa aaaaaaaa bbbbbbbbbbbb aaaaaaaa",  # 4-grams repeated within one term and across terms
+        "x",
+        "",
+    ],
+)
+def test_hashing_vectors_are_exactly_those_of_counting_each_occurrence(text: str) -> None:
+    # Counting per distinct term (the fast way) must give the very same floats, so an index built either way
+    # ranks the same.
+    assert HashingEmbedding().get_text_embedding(text) == _per_occurrence(text)
+    assert HashingEmbedding(dim=64).get_text_embedding(text) == _per_occurrence(text, 64)
