@@ -25,6 +25,7 @@ from research_assistant.schemas import (
     SearchQuery,
     SourceRecord,
     SourceType,
+    SubQuestion,
 )
 
 T = TypeVar("T")
@@ -85,6 +86,11 @@ class ResearchState(InputState, OutputState):
         default_factory=list, description="Every query run so far, normalized, so none is run twice."
     )
     to_browse: list[str] = Field(default_factory=list, description="Ids of sources chosen for reading this round.")
+    found: Annotated[dict[str, Evidence], merge_records] = Field(
+        default_factory=dict,
+        description="Evidence each browse task found in the one source it read, by id; `extract` keeps the best "
+        "of the round's (those from `to_browse`) as `evidence`.",
+    )
     iteration: int = Field(default=0, description="Completed research rounds.")
     assessments: Annotated[list[ProgressAssessment], union] = Field(
         default_factory=list, description="One progress assessment per round."
@@ -108,6 +114,13 @@ class SourcesUpdate(BaseModel):
     notices: Annotated[list[Notice], union] = Field(default_factory=list)
 
 
+class BrowseUpdate(SourcesUpdate):
+    """What the browse subgraph hands back: the sources read, the evidence found in them, what models spent."""
+
+    found: Annotated[dict[str, Evidence], merge_records] = Field(default_factory=dict)
+    model_usage: Annotated[dict[str, ModelUsage], merge_records] = Field(default_factory=dict)
+
+
 class SearchTask(BaseModel):
     """Input of one fanned-out search task."""
 
@@ -119,7 +132,11 @@ class SearchTask(BaseModel):
 
 
 class BrowseTask(BaseModel):
-    """Input of one fanned-out browse task."""
+    """Input of one fanned-out browse task: the source to read, and what to look for in it once read."""
 
     source: SourceRecord
     run_id: str = ""
+    question: str = ""
+    sub_questions: list[SubQuestion] = Field(default_factory=list)
+    analysis: QueryAnalysis | None = None
+    iteration: int = Field(default=0, description="Completed rounds before this one.")

@@ -1,4 +1,20 @@
-"""extract: evidence from the sources read this round, per sub-question.
+"""Evidence: a page's found as soon as it is read, then the round's best kept per sub-question.
+
+A source that takes time to read (a web page, anything but a local file) has
+its evidence found by its own browse task once it is read (`evidence_in`), for
+every sub-question: a slow page delays nothing but itself, and with a model the
+extraction calls start while other pages are still arriving (at most
+`MODEL_CALLS_AT_ONCE` at a time). Local files are read in milliseconds, so
+there is nothing to overlap: the `extract` node, which closes the round, finds
+their evidence together, each sub-question's passages ranked across all of
+them as before. It then keeps, per sub-question, at most the depth's evidence
+across the round's sources (`select_evidence`): best scored first, with the
+same mild penalty per item already taken from a source as the extractive
+reasoner uses within one call, so sources vary. That needs scores comparable
+between calls (a model's judgement); the extractive reasoner's are relative to
+the passages it ranks together, so for it the round's close ranks every source
+read this round together again, and the pages' own evidence, found as each
+arrived, served the live log and an early start.
 
 Only the sources read in this round are searched, so no passage is reasoned
 over twice across rounds. A quote that is not in its passage is dropped: the
@@ -9,20 +25,41 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_assistant.concurrency import in_thread
+from research_assistant.concurrency import in_thread, limit
 from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SourceStatus, SubQuestion
+from research_assistant.schemas import (
+    Evidence,
+    Passage,
+    QueryAnalysis,
+    SourceRecord,
+    SourceStatus,
+    SourceType,
+    SubQuestion,
+)
 from research_assistant.services import Services, services_of
 from research_assistant.state import ResearchState
 from research_assistant.text.tokens import names_in
+
+MODEL_CALLS_AT_ONCE = 8
+"""Extraction calls to the reasoner in flight at once, across a round's sources (a model's rate limit)."""
+SAME_SOURCE_PENALTY = 0.85
+"""Each item already kept from a source multiplies that source's next items' scores by this (as the
+extractive reasoner does within one call), so a round's evidence comes from several sources."""
+
+
+def extracted_on_read(source: SourceRecord) -> bool:
+    """Whether the source's browse task finds its evidence (a page: reading it takes time), rather than the
+    round's `extract` step (a local file)."""
+    return source.source_type is not SourceType.LOCAL
 
 
 def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
@@ -53,28 +90,121 @@ async def _extract_one(
     if not passages and not keyed:
         return []
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)
-    found = await services.reasoner.extract(
-        question, sub_question, passages, profile.evidence_per_sub_question, analysis
-    )
+    async with limit("reasoner.extract", MODEL_CALLS_AT_ONCE):
+        found = await services.reasoner.extract(
+            question, sub_question, passages, profile.evidence_per_sub_question, analysis
+        )
     return [item for item in found if _quoted_from(item, passages)]
 
 
+async def evidence_in(
+    source_id: str,
+    question: str,
+    sub_questions: list[SubQuestion],
+    analysis: QueryAnalysis | None,
+    context: Context,
+) -> list[Evidence]:
+    """The evidence one read source holds, for every sub-question, best first within each."""
+    services = services_of(context)
+    # Every sub-question reads the same text: the cache file is read and parsed once.
+    text_of = functools.lru_cache(maxsize=None)(services.documents.text)
+    batches = await asyncio.gather(
+        *(
+            _extract_one(services, context, question, sub_question, [source_id], text_of, analysis)
+            for sub_question in sub_questions
+        )
+    )
+    return [item for batch in batches for item in batch]
+
+
+def select_evidence(
+    found: Iterable[Evidence],
+    source_order: Mapping[str, int],
+    sub_question_order: Mapping[str, int],
+    per_sub_question: int,
+) -> list[Evidence]:
+    """The round's evidence: per sub-question at most `per_sub_question` items (or as many as the reasoner gave
+    for one source, when it keeps more), best scored first with `SAME_SOURCE_PENALTY`, no claim twice.
+
+    `found` holds each source's evidence in the reasoner's order; `source_order` ranks the sources (the order
+    they were chosen in) and `sub_question_order` the sub-questions, so ties, and the result, do not depend
+    on which page arrived first.
+    """
+    found = sorted(
+        found,
+        key=lambda item: (
+            sub_question_order.get(item.sub_question_id, len(sub_question_order)),
+            source_order[item.source_id],
+        ),
+    )
+    groups: dict[str, list[tuple[int, int, Evidence]]] = defaultdict(list)
+    rank: dict[tuple[str, str], int] = defaultdict(int)
+    for item in found:
+        key = (item.sub_question_id, item.source_id)
+        groups[item.sub_question_id].append((source_order[item.source_id], rank[key], item))
+        rank[key] += 1
+    kept: list[Evidence] = []
+    for sub_question_id, pool in groups.items():
+        # A reasoner may keep more than the depth's count for one source (a model needs more facts to write
+        # from); the round then keeps as many as it gave, not fewer than a pooled call would have.
+        cap = max(per_sub_question, *(count for (sub, _), count in rank.items() if sub == sub_question_id))
+        pool.sort(key=lambda entry: (entry[0], entry[1]))
+        taken: dict[str, int] = defaultdict(int)
+        claims: set[str] = set()
+        while pool and sum(taken.values()) < cap:
+            # The first of equals wins: the earlier source, the reasoner's earlier item.
+            best = max(pool, key=lambda entry: entry[2].score * SAME_SOURCE_PENALTY ** taken[entry[2].source_id])
+            pool.remove(best)
+            item = best[2]
+            claim = " ".join(item.claim.lower().split())
+            if claim in claims:
+                continue
+            claims.add(claim)
+            taken[item.source_id] += 1
+            kept.append(item)
+    return kept
+
+
+async def _pooled(services: Services, context: Context, state: ResearchState, source_ids: list[str]) -> list[Evidence]:
+    """The evidence of sources read together, per sub-question ranked across all of them."""
+    assert state.plan is not None, "plan_strategy runs first"
+    if not source_ids:
+        return []
+    # Every sub-question reads the same sources' texts: each cache file is read and parsed once per step.
+    text_of = functools.lru_cache(maxsize=None)(services.documents.text)
+    batches = await asyncio.gather(
+        *(
+            _extract_one(services, context, state.question, sub_question, source_ids, text_of, state.analysis)
+            for sub_question in state.plan.sub_questions
+        )
+    )
+    return [item for batch in batches for item in batch]
+
+
 async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Close the round: the local files' evidence, and the best of all the round's (ranked together again when
+    the reasoner's scores are relative to one call)."""
     assert state.plan is not None, "plan_strategy runs first"
     fresh = [sid for sid in state.to_browse if state.sources[sid].status is SourceStatus.READ]
     if not fresh:
         emit(runtime, "extract", "no new sources to read evidence from", evidence=0)
         return {}
     services = services_of(runtime.context)
-    # Every sub-question reads the same sources' texts: each cache file is read and parsed once per step.
-    text_of = functools.lru_cache(maxsize=None)(services.documents.text)
-    batches = await asyncio.gather(
-        *(
-            _extract_one(services, runtime.context, state.question, sub_question, fresh, text_of, state.analysis)
-            for sub_question in state.plan.sub_questions
-        )
-    )
-    found = {item.id: item for batch in batches for item in batch if item.id not in state.evidence}
+    order = {source_id: position for position, source_id in enumerate(fresh)}
+    read_by_tasks = [item for item in state.found.values() if item.source_id in order]
+    if services.reasoner.comparable_scores:
+        local = [sid for sid in fresh if not extracted_on_read(state.sources[sid])]
+        kept = await _pooled(services, runtime.context, state, local)
+        if read_by_tasks:
+            sub_questions = {sq.id: position for position, sq in enumerate(state.plan.sub_questions)}
+            limit = runtime.context.profile.evidence_per_sub_question
+            kept = select_evidence([*kept, *read_by_tasks], order, sub_questions, limit)
+    else:
+        # Scores that are relative to what was ranked together (the extractive reasoner's) cannot choose between
+        # pages ranked apart: every source of the round is ranked together again. That costs milliseconds of
+        # CPU; the pages' own evidence was found, and shown, as each arrived.
+        kept = await _pooled(services, runtime.context, state, fresh)
+    found = {item.id: item for item in kept if item.id not in state.evidence}
     emit(
         runtime,
         "extract",

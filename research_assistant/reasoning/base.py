@@ -34,6 +34,10 @@ class Reasoner(Protocol):
 
     name: str
     """Short label shown in progress and the report, e.g. 'extractive'."""
+    comparable_scores: bool
+    """Whether the scores of evidence found by separate `extract` calls can be compared, so that each page's
+    evidence, found as it is read, can be ranked against another's. The extractive reasoner's cannot: its
+    scores are relative to the passages it ranks together."""
 
     @property
     def confidence_threshold(self) -> float | None:
@@ -107,6 +111,7 @@ class WithoutModels:
     """The answers of a reasoner that calls no model: nothing spent, nothing to say, no judge."""
 
     confidence_threshold: float | None = None
+    comparable_scores = False
 
     async def evaluate_report(self, question: str, report_markdown: str) -> ReportEvaluation | None:
         return None

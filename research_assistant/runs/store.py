@@ -54,6 +54,9 @@ class RunStore:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode a commit survives the process being killed without waiting for the disk (only an OS
+            # crash may lose the last ones); a sync per trace event took milliseconds, on the run's event loop.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
 
     @classmethod

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from langgraph.runtime import Runtime
-from support.fakes import TRAM_DOCUMENTS, FakeReasoner, fake_context, fake_services
+from support.fakes import TRAM_DOCUMENTS, FakeReader, FakeReasoner, fake_context, fake_services
 
 from research_assistant.context import Context
+from research_assistant.nodes import browse
 from research_assistant.nodes.analyze import analyze_query
 from research_assistant.nodes.browse import build_browse_graph
 from research_assistant.nodes.evaluate import evaluate_progress, stop_reason
-from research_assistant.nodes.extract import extract
+from research_assistant.nodes.extract import evidence_in, extract, select_evidence
 from research_assistant.nodes.plan import plan_strategy, queries_of
 from research_assistant.nodes.routing import route_after_evaluation
 from research_assistant.nodes.search import build_search_graph
@@ -25,8 +27,10 @@ from research_assistant.schemas import (
     SearchQuery,
     SourceRecord,
     SourceStatus,
+    SourceType,
     SubQuestion,
 )
+from research_assistant.services import Services
 from research_assistant.state import ResearchState
 
 FARES, HISTORY, DEPOT = TRAM_DOCUMENTS
@@ -126,6 +130,32 @@ async def test_browse_reads_each_source_and_records_failures_with_their_reason()
     assert failed.status is SourceStatus.FAILED and failed.reason == "the file is unreadable"
 
 
+async def test_a_web_page_still_loading_when_the_round_closes_is_left_unread_and_the_others_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Hanging(FakeReader):
+        async def read(self, source: SourceRecord, *, run_id: str = "", refresh: bool = False) -> Any:
+            if source.id == DEPOT.source_id:
+                await asyncio.Event().wait()  # never answers
+            return await super().read(source, run_id=run_id, refresh=refresh)
+
+    monkeypatch.setattr(browse, "ROUND_READ_SECONDS", 0.05)
+    services = fake_services()
+    local = services.readers[SourceType.LOCAL]
+    services.readers[SourceType.WEB] = Hanging(local.documents)  # type: ignore[attr-defined]
+    sources = {
+        d.source_id: read_source(d, SourceStatus.FOUND).model_copy(update={"source_type": SourceType.WEB})
+        for d in (FARES, DEPOT)
+    }
+    state = {"question": "q", "plan": PLAN, "sources": sources, "to_browse": list(sources)}
+    out = await build_browse_graph().ainvoke(state, context=fake_context(services))
+    late = out["sources"][DEPOT.source_id]
+    assert late.status is SourceStatus.FAILED
+    assert late.reason == "still loading after 0.05 s; left unread so the round could close"
+    assert out["sources"][FARES.source_id].status is SourceStatus.READ
+    assert {e.source_id for e in out["found"].values()} == {FARES.source_id}
+
+
 async def test_browse_with_nothing_to_read_reads_nothing() -> None:
     services = fake_services()
     await build_browse_graph().ainvoke({"question": "q"}, context=fake_context(services))
@@ -167,6 +197,122 @@ async def test_extract_drops_quotes_that_are_not_in_the_passage() -> None:
     )
     update = await extract(state, runtime(fake_context(services)))
     assert [e.quote for e in update["evidence"].values()] == ["A single tram fare costs 2.40 euros"]
+
+
+def as_page(document: object, status: SourceStatus = SourceStatus.FOUND) -> SourceRecord:
+    return read_source(document, status).model_copy(update={"source_type": SourceType.WEB})
+
+
+def with_web_reader(services: Services) -> Services:
+    services.readers[SourceType.WEB] = services.readers[SourceType.LOCAL]
+    return services
+
+
+def comparing(services: Services) -> Services:
+    """Services whose reasoner's scores compare across calls, as a model's do."""
+    services.reasoner.comparable_scores = True  # type: ignore[misc]
+    return services
+
+
+async def test_browse_finds_each_pages_evidence_in_that_page_alone_and_leaves_local_files_to_extract() -> None:
+    services = with_web_reader(fake_services())
+    sources = {
+        FARES.source_id: as_page(FARES),
+        DEPOT.source_id: as_page(DEPOT),
+        HISTORY.source_id: read_source(HISTORY, SourceStatus.FOUND),
+    }
+    state = {"question": "q", "plan": PLAN, "sources": sources, "to_browse": list(sources)}
+    out = await build_browse_graph().ainvoke(state, context=fake_context(services))
+    assert {e.source_id for e in out["found"].values()} == {FARES.source_id, DEPOT.source_id}
+    assert sorted(services.repository.calls) == sorted(  # type: ignore[attr-defined]
+        ("What is the tram fare?", (source_id,)) for source_id in (FARES.source_id, DEPOT.source_id)
+    )
+
+
+async def test_extract_keeps_only_this_rounds_evidence_from_pages() -> None:
+    def found_in(document: object) -> Evidence:
+        source_id = document.source_id  # type: ignore[attr-defined]
+        return Evidence(id=f"E-{source_id}", claim="c", quote="q", source_id=source_id, sub_question_id="q1")
+
+    sources = {d.source_id: as_page(d, SourceStatus.READ) for d in (FARES, DEPOT)}
+    found = {item.id: item for item in (found_in(FARES), found_in(DEPOT))}
+    state = ResearchState(question="q", plan=PLAN, sources=sources, found=found, to_browse=[FARES.source_id])
+    update = await extract(state, runtime(fake_context(comparing(fake_services()))))
+    assert {e.source_id for e in update["evidence"].values()} == {FARES.source_id}
+
+
+async def test_a_rounds_pages_and_local_files_share_the_depths_evidence_per_sub_question() -> None:
+    page = Evidence(id="E-p", claim="p", quote="p", source_id=DEPOT.source_id, sub_question_id="q1", score=0.99)
+    sources = {FARES.source_id: read_source(FARES), DEPOT.source_id: as_page(DEPOT, SourceStatus.READ)}
+    state = ResearchState(question="q", plan=PLAN, sources=sources, found={page.id: page}, to_browse=list(sources))
+    update = await extract(state, runtime(fake_context(comparing(fake_services()))))
+    assert [e.source_id for e in update["evidence"].values()] == [DEPOT.source_id, FARES.source_id]
+
+
+async def test_without_comparable_scores_the_round_ranks_its_pages_and_files_together_again() -> None:
+    services = fake_services()
+    page = Evidence(id="E-p", claim="p", quote="p", source_id=DEPOT.source_id, sub_question_id="q1", score=0.99)
+    sources = {FARES.source_id: read_source(FARES), DEPOT.source_id: as_page(DEPOT, SourceStatus.READ)}
+    state = ResearchState(question="q", plan=PLAN, sources=sources, found={page.id: page}, to_browse=list(sources))
+    update = await extract(state, runtime(fake_context(services)))
+    assert "E-p" not in update["evidence"], "a page's own ranking does not decide what is kept"
+    assert services.repository.calls == [  # type: ignore[attr-defined]
+        ("What is the tram fare?", (FARES.source_id, DEPOT.source_id))
+    ]
+
+
+async def test_evidence_whose_quote_is_not_in_the_passage_is_dropped_from_a_page() -> None:
+    class Inventing(FakeReasoner):
+        async def extract(
+            self,
+            question: str,
+            sub_question: SubQuestion,
+            passages: list[Passage],
+            limit: int,
+            analysis: QueryAnalysis | None = None,
+        ) -> list[Evidence]:
+            real = await super().extract(question, sub_question, passages, limit, analysis)
+            fake = Evidence(
+                id="E-x",
+                claim="Trams are free",
+                quote="Trams are free",
+                source_id=FARES.source_id,
+                sub_question_id="q1",
+            )
+            return [*real, fake]
+
+    context = fake_context(fake_services(Inventing()))
+    found = await evidence_in(FARES.source_id, "q", PLAN.sub_questions, None, context)
+    assert [e.quote for e in found] == ["A single tram fare costs 2.40 euros"]
+
+
+def scored(source_id: str, score: float, sub_question_id: str = "q1", claim: str = "") -> Evidence:
+    claim = claim or f"{source_id} {score}"
+    return Evidence(
+        id=f"E-{claim}", claim=claim, quote=claim, source_id=source_id, sub_question_id=sub_question_id, score=score
+    )
+
+
+def test_the_round_keeps_the_best_scored_evidence_per_sub_question_from_varied_sources() -> None:
+    found = [
+        scored("a", 0.9),
+        scored("a", 0.8),
+        scored("a", 0.7),
+        scored("b", 0.75),
+        scored("b", 0.2),
+        scored("a", 0.5, "q2"),
+        scored("b", 0.5, "q2", claim="a 0.5"),  # the same claim from another source is kept once
+    ]
+    order = {"a": 0, "b": 1}
+    kept = select_evidence(found, order, {"q1": 0, "q2": 1}, 3)
+    # 0.8 * 0.85 (a second item from a) = 0.68 < 0.75: b's best comes second; then a's 0.8 beats 0.7.
+    assert [e.claim for e in kept] == ["a 0.9", "b 0.75", "a 0.8", "a 0.5"]
+    assert select_evidence(list(reversed(found)), order, {"q1": 0, "q2": 1}, 3) == kept  # arrival order is moot
+
+
+def test_the_round_keeps_as_many_as_the_reasoner_gave_one_source_when_that_is_more() -> None:
+    found = [scored("a", 0.1 * i) for i in range(5, 0, -1)]
+    assert len(select_evidence(found, {"a": 0}, {"q1": 0}, 2)) == 5
 
 
 def evaluation_state(**fields: object) -> ResearchState:

@@ -106,6 +106,7 @@ class LLMReasoner:
     """
 
     name = "llm"
+    comparable_scores = True
     context: Context | None = None
     """The run's parameters; None outside a run (every kind of source, no iteration limit)."""
 
