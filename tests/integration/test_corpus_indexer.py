@@ -247,6 +247,7 @@ def test_worker_processes_index_exactly_what_threads_index(tmp_path: Path, monke
             (corpus / path.name).write_bytes(path.read_bytes())
     (corpus / "broken.pdf").write_bytes(b"not a pdf")
     monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(workers, "MIN_FILES", 8)  # a small corpus, indexed by the workers all the same
     pools: list[object] = []
 
     def spied(files: int) -> object:
