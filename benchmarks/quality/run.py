@@ -132,8 +132,9 @@ async def index_offline(target: Target) -> dict[str, Any]:
     from research_assistant.search.local import LocalCorpusProvider
     from research_assistant.services import open_services
 
-    providers = open_services(target.context("quick")).providers
-    provider = next(p for p in providers if isinstance(p, LocalCorpusProvider))
+    services = open_services(target.context("quick"))
+    await services.opened()  # the local corpus's provider opens on first use; here, before the clock starts
+    provider = next(d.get() for d in services.deferred if isinstance(d.get(), LocalCorpusProvider))
     start = time.perf_counter()
     report = await asyncio.to_thread(provider.indexer.sync, "quality-index")
     seconds = round(time.perf_counter() - start, 2)

@@ -59,9 +59,12 @@ _LIST = re.compile(
     r"components|fields|members|methods|values|flags|states|arguments|parameters|elements|properties|"
     r"features|formats|causes|reasons|benefits|advantages|disadvantages|examples)\b"
     r"|^\s*(?:list|name|enumerate)\b"
-    r"|^\s*which\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b",
+    r"|^\s*which\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
+    r"|^\s*which\s+[a-z]*[^su\W]s\s+[a-z]+\b",
     re.IGNORECASE,
 )
+_SELECTING = re.compile(r"\b(?:rather than|instead of|unlike)\b", re.IGNORECASE)
+"""Comparison words that, in a 'which tasks run daily rather than hourly' question, only narrow a selection."""
 _COMPARISON = re.compile(
     r"\b(?:differ\w*|difference|compare\w*|comparison|versus|vs\.?|better|worse|faster|slower|"
     r"rather than|instead of|unlike)\b",
@@ -101,7 +104,7 @@ _BOUNDS = re.compile(
 )
 _POLARITY = re.compile(
     r"\b(?:not|no|never|cannot|can't|only|always|must|yes|supports?|supported|allows?|allowed|permits?|requires?|"
-    r"possible|impossible|may|can)\b",
+    r"possible|impossible|may|can|unless|none|ignored|disabled|enabled|off|false|true)\b",
     re.IGNORECASE,
 )
 _LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
@@ -209,9 +212,11 @@ def asked_for(question: str) -> Asked:
         return Asked("limit")
     if _HOW_MUCH.search(text):
         return Asked("number")
-    if _COMPARISON.search(text):
+    listing = _LIST.search(text)
+    compared = [m.group() for m in _COMPARISON.finditer(text)]
+    if compared and not (listing and all(_SELECTING.fullmatch(word) for word in compared)):
         return Asked("comparison")
-    if _LIST.search(text):
+    if listing:
         return Asked("list")
     if _DEFINITION.match(text):
         return Asked("definition")
@@ -233,12 +238,45 @@ def measured_subject(question: str) -> list[str]:
     return content_terms(head)[-_MEASURED_MAX_TERMS:]  # the head noun ends an English noun phrase
 
 
+_FIGURE_OF_ANOTHER = re.compile(
+    r"\b\d[\d,.]*-(?:[a-z]+)\s+(?P<modified>(?:[\w-]+\s+){0,2}?[\w-]+)(?=\s+(?:at|in|of|for|from|to|that|which|and|or)\b|[,.;:)]|$)"
+    r"|\b(?P<noun>[a-z]+)\s+of\s+\d[\d,.]*",
+    re.IGNORECASE,
+)
+"""A figure that says what it measures: '4-byte big-endian integer' (a compound modifier: the integer is 4
+bytes), 'an offset of 32' (the offset is 32)."""
+_MEASURE_WORDS = frozenset(
+    content_terms("size length number period precision depth count amount duration width value total maximum")
+    + content_terms("minimum limit default range capacity")
+)
+"""Nouns that name a measure rather than a thing: 'a size of 100' may be the asked thing's size."""
+
+
+def _figures_of_other_things(measured: list[str], text: str) -> str:
+    """The text without the figures that say they measure something the question does not ask about."""
+
+    def other(match: re.Match[str]) -> bool:
+        named = content_terms(match.group("modified") or match.group("noun"))
+        return not set(named) & (set(measured) | _MEASURE_WORDS)
+
+    return _FIGURE_OF_ANOTHER.sub(lambda m: " " if other(m) else m.group(0), text)
+
+
 def _measures_asked_thing(question: str, text: str) -> float:
-    """How much of what the question measures the span names: a factor from `MEASURED_SUBJECT_FIT` to 1."""
+    """How much of what the question measures the span names: a factor from `MEASURED_SUBJECT_FIT` to 1.
+
+    A span that does not name the measured thing's head noun ('begins with the following 16 bytes' names the
+    database file, not its header), or whose every figure says it measures something else ('stores the page
+    number as a 4-byte integer at an offset of 32'), gets the least."""
     measured = measured_subject(question)
     if not measured:
         return 1.0
+    asked_numbers = set(numbers_in(question))
+    if not [n for n in numbers_in(_figures_of_other_things(measured, text)) if n not in asked_numbers]:
+        return MEASURED_SUBJECT_FIT
     present = set(content_terms(text))
+    if measured[-1] not in present:  # 'the database file' is not 'the database file header'
+        return MEASURED_SUBJECT_FIT
     share = sum(term in present for term in measured) / len(measured)
     return MEASURED_SUBJECT_FIT + (1 - MEASURED_SUBJECT_FIT) * share
 

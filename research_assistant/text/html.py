@@ -264,6 +264,20 @@ def _is_navigation(tag: Tag) -> bool:
     return tag.name in _LINK_BLOCKS and _links_only(tag)
 
 
+_PERMALINK_MARKS = frozenset("¶§#🔗")
+"""What documentation generators write as the text of a heading's permalink."""
+
+
+def _is_permalink(tag: Tag) -> bool:
+    """A heading's permalink ('Reverse Proxy ¶'): Sphinx's `headerlink`, Apache's `permalink`, or any link
+    whose whole text is a permalink mark. Kept, the mark would become part of the heading's words."""
+    classes: list[str] = tag.get_attribute_list("class")
+    if "headerlink" in classes or "permalink" in classes:
+        return True
+    text = tag.get_text(strip=True)
+    return bool(text) and set(text) <= _PERMALINK_MARKS
+
+
 def _is_boilerplate(tag: Tag) -> bool:
     name = tag.name
     if name in _DROP_TAGS or tag.get("role") in _DROP_ROLES or tag.has_attr("hidden"):
@@ -274,7 +288,7 @@ def _is_boilerplate(tag: Tag) -> bool:
     if name == "div":
         return not _DROP_DIV_CLASSES.isdisjoint(classes)
     if name == "a":
-        return "headerlink" in classes  # Sphinx's ¶ permalinks
+        return _is_permalink(tag)
     # A page-level <header> is a banner; a <header> inside the article holds its title and byline.
     return name == "header" and tag.find_parent(["article", "main"]) is None
 

@@ -79,8 +79,11 @@ _HTML_LANG = re.compile(r"<html[^>]*\slang\s*=\s*[\"']?([A-Za-z]{2,3}(?:-[A-Za-z
 _TITLE_SEPARATOR = re.compile(r"\s+(?:[|\-–—·»:]|::)\s+")
 _TITLE_MARKS = " \t\n¶§#🔗"
 """Permalink symbols that documentation generators append to headings."""
-_PRUNE = ["//a[contains(@class, 'headerlink')]"]
-"""Sphinx's ¶ permalinks, which trafilatura would keep in headings."""
+_PRUNE = [
+    "//a[contains(@class, 'headerlink') or contains(@class, 'permalink')"
+    " or normalize-space(.) = '¶' or normalize-space(.) = '§' or normalize-space(.) = '#']"
+]
+"""Headings' permalinks (Sphinx's and Apache's ¶), which trafilatura would keep in headings."""
 _DATE_OPTIONS = {"extensive_search": False, "original_date": True}
 """Dates the page states, not guesses from copyright lines or free text."""
 _NOT_CODE = ("button", "script", "style", "template", "noscript", "svg")

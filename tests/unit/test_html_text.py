@@ -207,3 +207,13 @@ def test_real_python_documentation_pages(page: str, sentence: str) -> None:
     assert any(sentence in line for line in extracted.text.splitlines())  # whole, on one line
     for leaked in ("Quick search", "Show Source", "Report a Bug", "Previous topic", "Next topic", "Navigation", "¶"):
         assert leaked not in extracted.text
+
+
+def test_a_heading_keeps_its_words_without_the_permalink_mark_of_any_generator() -> None:
+    page = html_to_text(
+        "<html><body><h2><a id='rp'></a>Reverse Proxy <a class='permalink' href='#rp'>&para;</a></h2>"
+        "<p>httpd can act as a gateway.</p><h3>Marks <a href='#m'>#</a></h3><p>See <a href='#x'>section 4</a>.</p>"
+        "</body></html>"
+    )
+    assert page.text.split("\n\n")[:2] == ["Reverse Proxy", "httpd can act as a gateway."]
+    assert "Marks\n\nSee section 4." in page.text

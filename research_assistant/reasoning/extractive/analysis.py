@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from research_assistant.reasoning.answers import without_framing
+from research_assistant.reasoning.answers import asked_for, without_framing
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, DOMAINS, NUMERIC_CUES, RECENCY_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType
@@ -101,8 +101,8 @@ def expected_answer(question: str) -> str | None:
     query_type = classify(question)
     if query_type is QueryType.DEFINITIONAL or _WHAT_DOES_IT_DO.match(q):
         return "definition"
-    if query_type is not QueryType.FACTUAL:
-        return None
+    if query_type is not QueryType.FACTUAL or asked_for(question).kind == "yesno":
+        return None  # 'Does httpd read .htaccess files by default?' is answered by yes or no, not a figure
     if q.startswith("when") or re.search(r"\bwhat (?:year|date|day|time)\b|\bin which year\b", q):
         return "date"
     if any(cue in q for cue in NUMERIC_CUES) or any(w in _NUMERIC_ATTRIBUTES for w in words(q)[:10]):

@@ -204,7 +204,8 @@ def candidate_features(
     asked_terms = frozenset(terms_of(sub_question.text))
     # Rows of a table that has a row keyed by an asked name are about other things; elsewhere a name the
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
-    keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c)[0]}
+    asked_words = frozenset(content_terms(sub_question.text))
+    keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c, asked_words)[0]}
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
     idf = index.rarity({t: 1.0 for concept in query.concepts for t in concept.terms})
@@ -218,7 +219,7 @@ def candidate_features(
         titled_by_question = heading_bonus(asked_terms, "" if candidate.row else candidate.heading)
         # The section's own heading reads with each of its sentences when it is the question's own words.
         present = set(terms[i]) | (heading if candidate.lead or titled_by_question else set())
-        keyed = key_fit(names, candidate)
+        keyed = key_fit(names, candidate, asked_words)
         if candidate.row and (candidate.passage_index, candidate.heading) not in keyed_tables:
             keyed = (keyed[0], 1.0)  # no row of this table is the one asked about: none is another one
         # Anything under a heading or term line is about what it names ('PYTHONHASHSEED' / 'The integer must
@@ -346,11 +347,12 @@ def _value_asked(asked: Asked) -> bool:
     return asked.kind is None or asked.wants_value
 
 
-def key_fit(names: set[str], candidate: Candidate) -> tuple[float, float]:
-    """(bonus, factor) for a row or entry: `KEY_BONUS` when its key is a name the question uses, and
-    `OTHER_KEY_FIT` when the question names something and the row is keyed by something else. A sentence
-    further down an entry whose term is an asked name gets `ENTRY_KEY_BONUS`."""
-    if not names:
+def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] = frozenset()) -> tuple[float, float]:
+    """(bonus, factor) for a row or entry: `KEY_BONUS` when its key is a name the question uses (or, for a
+    table row, words it uses: 'Windows | mpm_winnt', 'field size | 1 GB'), and `OTHER_KEY_FIT` when the row is
+    keyed by something else. A sentence further down an entry whose term is an asked name gets
+    `ENTRY_KEY_BONUS`."""
+    if not names and not asked_words:
         return 0.0, 1.0
     key = row_key(candidate)
     if key is None:
@@ -358,7 +360,25 @@ def key_fit(names: set[str], candidate: Candidate) -> tuple[float, float]:
         entry = bool(term) and len(term.split()) <= 3 and term[:1] in "-%$@_" + string.ascii_letters
         entry = entry and bool(names_in(term)) and _keyed_by(term, names)
         return (ENTRY_KEY_BONUS, 1.0) if entry else (0.0, 1.0)
-    return (KEY_BONUS, 1.0) if _keyed_by(key, names) else (0.0, OTHER_KEY_FIT)
+    keyed = _keyed_by(key, names) or (candidate.row and _keyed_by_words(key, asked_words))
+    if keyed:
+        return KEY_BONUS, 1.0
+    return (0.0, OTHER_KEY_FIT) if names or candidate.row else (0.0, 1.0)
+
+
+_GENERIC_KEYS = frozenset(
+    content_terms("default value type name option description context status module syntax meaning note example")
+    + content_terms("mode format version maximum minimum limit size length number item")
+)
+"""Row keys that say what a cell is ('Default:', 'Type') rather than which thing the row is about."""
+_MAX_KEY_WORDS = 3
+
+
+def _keyed_by_words(key: str, asked_words: frozenset[str]) -> bool:
+    """Whether a row's key is a short phrase the question uses word for word, beyond the words that only say
+    what a cell is: 'field size' in 'What is the maximum field size?'."""
+    terms = set(content_terms(key))
+    return 0 < len(terms) <= _MAX_KEY_WORDS and terms <= asked_words and bool(terms - _GENERIC_KEYS)
 
 
 def _answer_fit(asked: Asked, answer: float, candidate: Candidate, question: str, literals: list[str]) -> float:

@@ -10,10 +10,16 @@ from research_assistant.text.tokens import content_terms, words
 
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+")
 _DEFINING = re.compile(
-    r"\s(?:((?:is|are|was|were) (?:a|an|one of|any|defined as|known as)|refers? to|stands? for|denotes|means)|"
-    r"(?:is|are|was|were|describes|represents))\s",
+    r"\s(?:((?:is|are|was|were) (?:a|an|one of|any|defined as|known as)|refers? to|stands? for|denotes|means|"
+    r"(?:acts?|serves?|functions?|works?) as|behaves? like)|"
+    r"(?:is|are|was|were|describes|represents|appears?\b[^,.;]{0,40}?\b(?:as|like)))\s",
     re.IGNORECASE,
 )
+_PASSIVE = re.compile(
+    r"(?:not\s+|also\s+|only\s+)?(?!(?:called|named|termed|defined|known|used\s+(?:as|to|for))\b)\w+ed\b"
+)
+"""'is activated', 'are stored': a passive verb after the copula says what is done with the subject, not
+what it is ('X is called Y' and 'X is used as Y' still name or define it)."""
 
 
 _THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
@@ -39,6 +45,8 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     if match is None or len(words(sentence[: match.start()])) > 12:
         return 0.0
     strong = match.group(1) is not None
+    if not strong and _PASSIVE.match(sentence, match.end()):
+        return 0.0
     for part in sentence[: match.start()].split(","):
         head = content_terms(part)
         if head and (head[-1] in subject_terms or all(t in subject_terms for t in head)):

@@ -14,6 +14,8 @@ from research_assistant.reasoning.answers import (
     without_framing,
 )
 from research_assistant.reasoning.extractive.shapes import defined_subject, shape_bonus
+from research_assistant.reasoning.extractive.signals import defines
+from research_assistant.text.tokens import content_terms
 
 
 @pytest.mark.parametrize(
@@ -32,6 +34,9 @@ from research_assistant.reasoning.extractive.shapes import defined_subject, shap
         ("How do I configure git to sign commits?", "procedure"),
         ("What does it mean for an object to be hashable in Python?", "definition"),
         ("How does write-ahead logging work?", "explanation"),
+        ("In git maintenance's incremental schedule, which tasks run daily rather than hourly?", "list"),
+        ("Which tasks are faster than gc?", "comparison"),
+        ("Which process handles requests?", None),
     ],
 )
 def test_the_kind_of_answer_comes_from_the_wording(question: str, kind: str) -> None:
@@ -113,6 +118,15 @@ def test_a_figure_of_something_other_than_the_measured_thing_answers_less() -> N
     assert tied == 1.0 > other
 
 
+def test_a_figure_that_says_it_measures_something_else_is_not_the_asked_measure() -> None:
+    question = "How large is the database file header?"
+    asked = asked_for(question)
+    other = "The database header stores the first freelist page as a 4-byte integer at an offset of 32."
+    assert answer_strength(asked, other, question) < 0.75
+    assert answer_strength(asked, "The database file header is a 100-byte header.", question) == 1.0
+    assert answer_strength(asked, "The database file header has a size of 100 bytes.", question) == 1.0
+
+
 def test_a_setting_with_its_value_is_a_figure_not_a_label() -> None:
     question = "How many request header fields does the server accept?"
     assert shape_bonus("number", "Default: | LimitRequestFields 100", question, [], set()) > 0
@@ -134,3 +148,19 @@ def test_the_defined_subject_is_found_after_a_context_phrase_and_in_what_is_mean
         "type",
         "affin",
     ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "strength"),
+    [
+        ("A reverse proxy is a server that sits in front of others.", 0.2),
+        ("A reverse proxy acts as a gateway for the servers behind it.", 0.2),
+        ("A reverse proxy (or gateway), by contrast, appears to the client just like an ordinary web server.", 0.2),
+        ("A reverse proxy is called a gateway by some.", 0.1),
+        ("A reverse proxy is activated using the ProxyPass directive.", 0.0),
+    ],
+)
+def test_a_definition_says_what_the_subject_is_and_a_passive_says_what_is_done_with_it(
+    sentence: str, strength: float
+) -> None:
+    assert defines(sentence, content_terms("reverse proxy")) == strength

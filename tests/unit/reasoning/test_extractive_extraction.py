@@ -7,7 +7,7 @@ from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.scoring import KEY_BONUS, key_fit
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, SubQuestion
-from research_assistant.text.tokens import names_in
+from research_assistant.text.tokens import content_terms, names_in
 
 SYS_DOCS = Passage(
     source_id="S-sys",
@@ -362,3 +362,25 @@ def test_a_sentence_about_the_document_loses_to_one_about_the_subject() -> None:
     )
     quote = _best("How does the server decide which virtual host serves a request?", text, title="Virtual hosts")
     assert quote.startswith("The host name of each request is compared")
+
+
+LIMITS = (
+    "Limits\n\n"
+    "The limits below apply to every installation.\n\n"
+    "Item | Upper Limit\n\n"
+    "database size | 32 TB\n\n"
+    "field size | 1 GB\n\n"
+    "rows per table | limited by the table size"
+)
+
+
+def test_a_row_keyed_by_the_words_the_question_uses_answers_it() -> None:
+    quote = _best("What is the maximum field size?", LIMITS, title="Appendix K. Limits")
+    assert quote == "field size | 1 GB"
+
+
+def test_a_row_keyed_by_a_word_that_only_says_what_a_cell_is_is_not_keyed() -> None:
+    table = "Directive\n\nDescription | Sets the timeout\n\nDefault: | Timeout 60"
+    row = next(c for c in candidates([Passage(source_id="s1", text=table)]) if c.quote.startswith("Default"))
+    question = "What is the default timeout?"
+    assert key_fit(names_in(question), row, frozenset(content_terms(question)))[0] == 0.0
