@@ -59,6 +59,10 @@ MIN_SHARE_UNMARKED = 0.1
 legitimately keeps far less (39% on a page of anonymous <div>s); only a near-total loss is a failure."""
 MIN_TABLE_ROWS = 3
 """With this many table rows run together (their cells kept, their rows lost), trafilatura's text is not used."""
+MIN_LOST_BLOCKS = 3
+"""With this many paragraphs or list items dropped from between kept ones, trafilatura's text is not used."""
+MIN_BLOCK_CHARS = 60
+"""Shorter blocks (headings, captions, one-word items) may be restyled or merged; they are not counted."""
 _TABLE_ROW = re.compile(r"^[^\n|]*\S \| \S[^\n]*$", re.MULTILINE)
 
 _HEAD_BYTES = 8192
@@ -228,7 +232,20 @@ def _choose_text(html: str, traf_text: str, soup_page: ExtractedHtml, code: Sequ
         return soup_page.text, "html_text"
     if _rows_run_together(soup_page.text, traf_text) >= MIN_TABLE_ROWS:
         return soup_page.text, "html_text"  # trafilatura kept a table's cells but not its rows ('%Wweek of year')
+    if _blocks_lost_inside(soup_page.text, traf_text) >= MIN_LOST_BLOCKS:
+        return soup_page.text, "html_text"  # it dropped paragraphs or list items from the middle of the content
     return traf_text, "trafilatura"
+
+
+def _blocks_lost_inside(page_text: str, traf_text: str) -> int:
+    """How many of the page's paragraphs and list items trafilatura dropped between two it kept: content lost
+    from inside the article (a list's first items, a paragraph around a link), not boilerplate at its edges."""
+    flat = collapse(traf_text)
+    kept = [collapse(block) in flat for block in page_text.split("\n\n") if len(block.strip()) >= MIN_BLOCK_CHARS]
+    if True not in kept:
+        return 0
+    first, last = kept.index(True), len(kept) - 1 - kept[::-1].index(True)
+    return kept[first:last].count(False)
 
 
 def _rows_run_together(page_text: str, traf_text: str) -> int:

@@ -363,3 +363,14 @@ def test_a_table_whose_rows_trafilatura_runs_together_is_read_by_the_soup_extrac
     page = extract_page(html_page(html))
 
     assert "%W | week of year: 00-53" in page.text.split("\n\n")
+
+
+def test_paragraphs_trafilatura_drops_between_kept_ones_count_as_lost_and_edges_do_not() -> None:
+    from research_assistant.web.extract import _blocks_lost_inside
+
+    paragraphs = [f"Paragraph {n} says something about the server that is long enough to count." for n in range(8)]
+    page = "\n\n".join(["Site menu: home, about, contact, and a line long enough to be counted.", *paragraphs])
+    kept_all = "\n\n".join(paragraphs)
+    assert _blocks_lost_inside(page, kept_all) == 0  # the menu before the article is boilerplate, not a loss
+    holes = "\n\n".join(p for n, p in enumerate(paragraphs) if n not in (2, 3, 5))
+    assert _blocks_lost_inside(page, holes) == 3
