@@ -225,5 +225,6 @@ def test_the_container_image_of_the_licensed_server_keeps_the_projects_checkpoin
         cwd=ROOT, env={**os.environ, **OFFLINE_ENV}, check=True, capture_output=True, timeout=STARTUP_SECONDS,
     )  # fmt: skip
     lines = dockerfile.read_text(encoding="utf-8").splitlines()
-    assert 'ENV LANGGRAPH_CHECKPOINTER=\'{"path": "/deps/main/graphs/checkpointer.py:checkpointer"}\'' in lines
-    assert 'ENV LANGSERVE_GRAPHS=\'{"research": "/deps/main/graphs/research.py:graph"}\'' in lines
+    deps = f"/deps/{ROOT.name}"  # the image holds the project under its folder's name
+    assert f'ENV LANGGRAPH_CHECKPOINTER=\'{{"path": "{deps}/graphs/checkpointer.py:checkpointer"}}\'' in lines
+    assert f'ENV LANGSERVE_GRAPHS=\'{{"research": "{deps}/graphs/research.py:graph"}}\'' in lines
