@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.cli import default_ctrl_c
 
 from research_assistant.runs.records import RunStatus
 from research_assistant.runs.store import RunStore
@@ -22,7 +23,9 @@ pytestmark = pytest.mark.slow
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "research_assistant.cli", *args]
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c
+    )
 
 
 def test_ctrl_c_cancels_the_run_at_once_and_resume_finishes_it(tmp_path: Path) -> None:

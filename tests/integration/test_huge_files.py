@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.cli import default_ctrl_c
 
 from research_assistant.corpus.loaders import load_file
 
@@ -172,6 +173,7 @@ def test_ctrl_c_while_indexing_many_files_ends_the_run_at_once(tmp_path: Path) -
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_ctrl_c,
     )
     assert process.stderr is not None
     for line in process.stderr:

@@ -10,6 +10,7 @@ forgets any corpus set in the environment, works in `tmp_path`, and clears the c
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -60,3 +61,9 @@ def cancelled_run(work: Path, use: Callable[[pytest.MonkeyPatch, Path], None]) -
     store.save(record.model_copy(update={"status": RunStatus.CANCELLED}))
     store.close()
     return record.run_id
+
+
+def default_ctrl_c() -> None:
+    """For `subprocess.Popen(preexec_fn=...)`: the child takes Ctrl-C as a terminal's process does. A test run
+    started in the background of a non-interactive shell ignores SIGINT, and a child would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
