@@ -1,9 +1,10 @@
-"""browse: one task per chosen source (`Send`), each reading its text and finding its evidence.
+"""browse: one task per chosen source (`Send`), each reading its text and, for a page, finding its evidence.
 
-A compiled subgraph used as the `browse` node. A task finds the evidence in a
-page as soon as the page is read (`extract.evidence_in`), so no page waits for
-another; the `extract` node then keeps the round's best (and finds the local
-files' evidence, which has no reading time to hide). A source
+A compiled subgraph used as the `browse` node. With a reasoner whose scores
+compare across calls, a task finds the evidence in a page as soon as the page
+is read (`extract.evidence_in`), so no page waits for another; the `extract`
+node then keeps the round's best, and finds the evidence of the other sources
+(see `extract.extracted_on_read`). A source
 that cannot be read is recorded as failed with its reason; it never fails the
 run. A web page still loading `ROUND_READ_SECONDS` after its task began
 (waiting for a connection slot, retries, rendering and the archive included)
@@ -111,11 +112,11 @@ async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str,
     notices = [Notice(message=f"{read.title}: {note}") for note in document.notes]
     for notice in notices:
         emit(runtime, "browse", notice.message, level="warning")
-    if not extracted_on_read(source):
-        return {"sources": {source.id: read}, "notices": notices}  # `extract` ranks local files together
+    reasoner = services_of(runtime.context).reasoner
+    if not extracted_on_read(source, reasoner):
+        return {"sources": {source.id: read}, "notices": notices}  # `extract` ranks these sources together
     found = await evidence_in(source.id, state.question, state.sub_questions, state.analysis, runtime.context)
     emit(runtime, "browse", f"{len(found)} evidence items found in {read.title}")
-    reasoner = services_of(runtime.context).reasoner
     return {
         "sources": {source.id: read},
         "found": {item.id: item for item in found},

@@ -1,20 +1,18 @@
 """Evidence: a page's found as soon as it is read, then the round's best kept per sub-question.
 
-A source that takes time to read (a web page, anything but a local file) has
-its evidence found by its own browse task once it is read (`evidence_in`), for
-every sub-question: a slow page delays nothing but itself, and with a model the
-extraction calls start while other pages are still arriving (at most
-`MODEL_CALLS_AT_ONCE` at a time). Local files are read in milliseconds, so
-there is nothing to overlap: the `extract` node, which closes the round, finds
-their evidence together, each sub-question's passages ranked across all of
-them as before. It then keeps, per sub-question, at most the depth's evidence
-across the round's sources (`select_evidence`): best scored first, with the
-same mild penalty per item already taken from a source as the extractive
-reasoner uses within one call, so sources vary. That needs scores comparable
-between calls (a model's judgement); the extractive reasoner's are relative to
-the passages it ranks together, so for it the round's close ranks every source
-read this round together again, and the pages' own evidence, found as each
-arrived, served the live log and an early start.
+With a reasoner whose scores compare across calls (a model's,
+`Reasoner.comparable_scores`), a web page's browse task finds its evidence once
+the page is read (`evidence_in`), for every sub-question: a slow page delays
+nothing but itself, and the extraction calls start while other pages are still
+arriving (at most `MODEL_CALLS_AT_ONCE` at a time). The `extract` node closes
+the round: it finds the evidence of every other source read this round
+together, each sub-question's passages ranked across all of them (local files,
+read in milliseconds, and every source for the extractive reasoner, whose
+scores are relative to the passages it ranks at once), then keeps, per
+sub-question, at most the depth's evidence across the round's sources
+(`select_evidence`): best scored first, with the same mild penalty per item
+already taken from a source as the extractive reasoner uses within one call, so
+sources vary.
 
 Only the sources read in this round are searched, so no passage is reasoned
 over twice across rounds. A quote that is not in its passage is dropped: the
@@ -36,6 +34,7 @@ from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
+from research_assistant.reasoning.base import Reasoner
 from research_assistant.schemas import (
     Evidence,
     Passage,
@@ -56,10 +55,12 @@ SAME_SOURCE_PENALTY = 0.85
 extractive reasoner does within one call), so a round's evidence comes from several sources."""
 
 
-def extracted_on_read(source: SourceRecord) -> bool:
-    """Whether the source's browse task finds its evidence (a page: reading it takes time), rather than the
-    round's `extract` step (a local file)."""
-    return source.source_type is not SourceType.LOCAL
+def extracted_on_read(source: SourceRecord, reasoner: Reasoner) -> bool:
+    """Whether the source's browse task finds its evidence, rather than the round's `extract` step: a page (its
+    reading takes time to overlap) whose evidence a reasoner with comparable scores can rank against the other
+    pages'. A local file is read in milliseconds; the extractive reasoner's scores only compare within one
+    ranking, so it ranks the round's sources together."""
+    return source.source_type is not SourceType.LOCAL and reasoner.comparable_scores
 
 
 def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
@@ -182,28 +183,21 @@ async def _pooled(services: Services, context: Context, state: ResearchState, so
 
 
 async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Close the round: the local files' evidence, and the best of all the round's (ranked together again when
-    the reasoner's scores are relative to one call)."""
+    """Close the round: the evidence of the sources no browse task extracted, and the best of all the round's."""
     assert state.plan is not None, "plan_strategy runs first"
     fresh = [sid for sid in state.to_browse if state.sources[sid].status is SourceStatus.READ]
     if not fresh:
         emit(runtime, "extract", "no new sources to read evidence from", evidence=0)
         return {}
     services = services_of(runtime.context)
-    order = {source_id: position for position, source_id in enumerate(fresh)}
-    read_by_tasks = [item for item in state.found.values() if item.source_id in order]
-    if services.reasoner.comparable_scores:
-        local = [sid for sid in fresh if not extracted_on_read(state.sources[sid])]
-        kept = await _pooled(services, runtime.context, state, local)
-        if read_by_tasks:
-            sub_questions = {sq.id: position for position, sq in enumerate(state.plan.sub_questions)}
-            limit = runtime.context.profile.evidence_per_sub_question
-            kept = select_evidence([*kept, *read_by_tasks], order, sub_questions, limit)
-    else:
-        # Scores that are relative to what was ranked together (the extractive reasoner's) cannot choose between
-        # pages ranked apart: every source of the round is ranked together again. That costs milliseconds of
-        # CPU; the pages' own evidence was found, and shown, as each arrived.
-        kept = await _pooled(services, runtime.context, state, fresh)
+    on_read = {sid for sid in fresh if extracted_on_read(state.sources[sid], services.reasoner)}
+    kept = await _pooled(services, runtime.context, state, [sid for sid in fresh if sid not in on_read])
+    read_by_tasks = [item for item in state.found.values() if item.source_id in on_read]
+    if read_by_tasks:
+        order = {source_id: position for position, source_id in enumerate(fresh)}
+        sub_questions = {sq.id: position for position, sq in enumerate(state.plan.sub_questions)}
+        per_sub_question = runtime.context.profile.evidence_per_sub_question
+        kept = select_evidence([*kept, *read_by_tasks], order, sub_questions, per_sub_question)
     found = {item.id: item for item in kept if item.id not in state.evidence}
     emit(
         runtime,

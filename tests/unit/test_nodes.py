@@ -140,7 +140,7 @@ async def test_a_web_page_still_loading_when_the_round_closes_is_left_unread_and
             return await super().read(source, run_id=run_id, refresh=refresh)
 
     monkeypatch.setattr(browse, "ROUND_READ_SECONDS", 0.05)
-    services = fake_services()
+    services = comparing(fake_services())
     local = services.readers[SourceType.LOCAL]
     services.readers[SourceType.WEB] = Hanging(local.documents)  # type: ignore[attr-defined]
     sources = {
@@ -215,7 +215,7 @@ def comparing(services: Services) -> Services:
 
 
 async def test_browse_finds_each_pages_evidence_in_that_page_alone_and_leaves_local_files_to_extract() -> None:
-    services = with_web_reader(fake_services())
+    services = comparing(with_web_reader(fake_services()))
     sources = {
         FARES.source_id: as_page(FARES),
         DEPOT.source_id: as_page(DEPOT),
