@@ -9,7 +9,6 @@ per query and one per source with `Send`.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -35,15 +34,9 @@ RECURSION_LIMIT = 8 + 4 * HARD_MAX_ITERATIONS
 def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The research graph, saving its checkpoints with `checkpointer` (None: none, or a parent's).
 
-    Compiling takes tens of milliseconds, a noticeable part of a re-run served from caches, so the graph is
-    compiled once per process and each caller gets a copy with its own checkpointer (a compiled graph keeps
-    no state of its runs).
+    Compiled anew for each caller: a compiled graph shared by the runs of a process, each with a copy bound to
+    its own checkpointer, left a cancelled run's checkpoint database locked for the run that resumed it.
     """
-    return _compiled().copy(update={"checkpointer": checkpointer})
-
-
-@functools.cache
-def _compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
     builder = StateGraph(ResearchState, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     builder.add_node("analyze_query", analyze_query)
     builder.add_node("plan_strategy", plan_strategy)
@@ -62,5 +55,5 @@ def _compiled() -> CompiledStateGraph[Any, Any, Any, Any]:
     builder.add_edge("extract", "evaluate_progress")
     builder.add_conditional_edges("evaluate_progress", route_after_evaluation, ["search", "synthesize"])
     builder.add_edge("synthesize", END)
-    graph = builder.compile(name="research")
+    graph = builder.compile(checkpointer=checkpointer, name="research")
     return graph.with_config(recursion_limit=RECURSION_LIMIT)
