@@ -306,6 +306,17 @@ def median(values: list[float]) -> float:
     return round(statistics.median(values), 3)
 
 
+def measured(values: list[float | None]) -> float | None:
+    """The median of what was measured; None when nothing was: without a model no page's evidence is found
+    before the round closes, when all pages are extracted together."""
+    found = [value for value in values if value is not None]
+    return median(found) if found else None
+
+
+def in_ms(seconds: float | None) -> int | None:
+    return None if seconds is None else round(1000 * seconds)
+
+
 def scenario(servers: Servers, model: bool, repeats: int) -> dict[str, Any]:
     """First runs with the slow page, their identical re-runs, and control runs with no slow page, interleaved."""
     configure(servers, model)
@@ -322,18 +333,17 @@ def scenario(servers: Servers, model: bool, repeats: int) -> dict[str, Any]:
             control.append(research(servers, Path(work), f"control-{repeat}"))
     wall, critical = median([r.wall for r in first]), median([r.critical for r in first])
     rerun = median([r.wall for r in again])
-    lag = median([r.others_lag for r in first if r.others_lag is not None])
-    lag_control = median([r.others_lag for r in control if r.others_lag is not None])
+    lag, lag_control = in_ms(measured([r.others_lag for r in first])), in_ms(measured([r.others_lag for r in control]))
     return {
         "wall_s": wall,
         "critical_path_s": critical,
         "wall_over_critical": round(wall / critical, 3),
         "goal_wall_at_most_s": round(1.2 * critical + 0.5, 3),
-        "others_done_s": median([r.others_done for r in first if r.others_done is not None]),
-        "others_done_without_slow_page_s": median([r.others_done for r in control if r.others_done is not None]),
-        "others_done_after_their_pages_ms": round(1000 * lag),
-        "others_done_after_their_pages_without_slow_page_ms": round(1000 * lag_control),
-        "slow_page_delays_others_ms": round(1000 * (lag - lag_control)),
+        "others_done_s": measured([r.others_done for r in first]),
+        "others_done_without_slow_page_s": measured([r.others_done for r in control]),
+        "others_done_after_their_pages_ms": lag,
+        "others_done_after_their_pages_without_slow_page_ms": lag_control,
+        "slow_page_delays_others_ms": None if lag is None or lag_control is None else lag - lag_control,
         "control_wall_s": median([r.wall for r in control]),
         "control_critical_path_s": median([r.critical for r in control]),
         "evidence": first[0].evidence,

@@ -134,7 +134,7 @@ async def index_offline(target: Target) -> dict[str, Any]:
 
     services = open_services(target.context("quick"))
     await services.opened()  # the local corpus's provider opens on first use; here, before the clock starts
-    provider = next(d.get() for d in services.deferred if isinstance(d.get(), LocalCorpusProvider))
+    provider = next(p for p in (d.get() for d in services.deferred) if isinstance(p, LocalCorpusProvider))
     start = time.perf_counter()
     report = await asyncio.to_thread(provider.indexer.sync, "quality-index")
     seconds = round(time.perf_counter() - start, 2)
