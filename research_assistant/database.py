@@ -4,10 +4,18 @@ One pool per database and process (psycopg 3). The tables (run records, trace ev
 checkpointer creates its own) are created or migrated on a pool's first use, one process at a time under an
 advisory lock, so workers starting together never race. A database that is down or refuses us is
 `ServerUnavailable`, one line.
+
+Our advisory locks are waited for by trying again (`pg_try_advisory_lock`), never inside a statement
+(`pg_advisory_lock`). A statement that waits keeps its snapshot open all the while, and LangGraph's migrations
+build indexes with `CREATE INDEX CONCURRENTLY`, which waits for every transaction in the database older than it
+to end: a worker creating the checkpointer's tables under the setup lock would wait for the workers waiting for
+that lock, which wait for it, and none of them would ever finish (PostgreSQL cannot see the cycle, since the lock
+is held on one of the worker's connections and the index built on another).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import logging
@@ -20,11 +28,13 @@ from typing import TYPE_CHECKING, Any
 from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable
 
 if TYPE_CHECKING:
-    from psycopg import Connection
+    from psycopg import AsyncConnection, Connection
     from psycopg_pool import ConnectionPool
 
 SETUP_LOCK = 7_318_452_016
 """The advisory lock key held while tables are created or migrated."""
+LOCK_RETRY_SECONDS = 0.05
+"""Pause between tries for an advisory lock someone else holds."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS research_runs (
@@ -116,11 +126,32 @@ def probe(url: str) -> None:
 
 @contextmanager
 def _setup_lock(connection: Connection[Any]) -> Iterator[None]:
-    connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+    take_advisory_lock(connection, SETUP_LOCK)
     try:
         yield
     finally:
         connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+
+
+def take_advisory_lock(connection: Connection[Any], key: int, wait: Callable[[], None] = lambda: None) -> None:
+    """Take the session advisory lock `key` on `connection`, trying again until it is free; `wait` is called
+    between tries (it may raise to stop waiting). No statement stays open while the lock is waited for, so a
+    holder's `CREATE INDEX CONCURRENTLY` does not wait for its waiters (see the module's docstring)."""
+    while True:
+        row = connection.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,)).fetchone()
+        if row is not None and row["got"]:
+            return
+        wait()
+        time.sleep(LOCK_RETRY_SECONDS)
+
+
+async def take_advisory_lock_async(connection: AsyncConnection[Any], key: int) -> None:
+    """`take_advisory_lock` on an asynchronous connection."""
+    while True:
+        row = await (await connection.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,))).fetchone()
+        if row is not None and row["got"]:
+            return
+        await asyncio.sleep(LOCK_RETRY_SECONDS)
 
 
 def check_database(url: str) -> str:
@@ -199,9 +230,7 @@ def team_lock(name: str, wait: Callable[[], None]) -> Iterator[None]:
     key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
     pool = pool_for(url, os.getpid())
     with pool.connection() as connection:
-        while not connection.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,)).fetchone()["got"]:
-            wait()
-            time.sleep(0.05)
+        take_advisory_lock(connection, key, wait)
         try:
             yield
         finally:

@@ -29,6 +29,7 @@ from research_assistant.database import (
     pool_problem,
     probe,
     query,
+    take_advisory_lock_async,
 )
 from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
@@ -220,7 +221,7 @@ async def open_postgres_checkpointer(url: str) -> AsyncIterator[AsyncPostgresSav
         await pool.open(wait=True, timeout=CONNECT_SECONDS)
         saver = AsyncPostgresSaver(pool, serde=safe_serializer())
         async with pool.connection() as connection:
-            await connection.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+            await take_advisory_lock_async(connection, SETUP_LOCK)
             try:
                 await saver.setup()
             finally:

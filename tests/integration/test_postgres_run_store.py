@@ -4,15 +4,20 @@ its worker renews it, interrupted (and resumable) once its worker has been silen
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 import time
 import uuid
+from collections.abc import Callable
 
+import psycopg
 import pytest
 from support.team_servers import Postgres, postgres
 
 from research_assistant.context import Context
-from research_assistant.runs.postgres import LEASE_SECONDS, PostgresRunStore, heartbeats
+from research_assistant.database import SETUP_LOCK, pool_for
+from research_assistant.runs.postgres import LEASE_SECONDS, PostgresRunStore, heartbeats, open_postgres_checkpointer
 from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters, RunRecord, RunStatus, TraceEvent
 from research_assistant.runs.store import RunNotFound
 
@@ -110,3 +115,67 @@ def test_a_worker_renews_the_lease_of_its_running_runs_until_they_end(store: Pos
     assert (store.silent_seconds("mine") or 0) > LEASE_SECONDS
     store.save(record("mine", RunStatus.COMPLETED))
     assert "mine" not in beats.runs
+
+
+def test_workers_creating_the_tables_at_once_never_wait_for_each_other_forever(postgres: Postgres) -> None:
+    """Issue 16: LangGraph's migrations build the checkpointer's indexes with `CREATE INDEX CONCURRENTLY`, which
+    waits for every older transaction in the database, also another worker's statement waiting for the setup
+    lock; that worker waited for the lock, which the first held until its index was built: neither ever ended."""
+    url = postgres.new_database(f"setup_{uuid.uuid4().hex[:12]}")
+    database = url.rsplit("/", 1)[1]
+
+    def waiting() -> int:
+        """Backends of the database, other than the holder's, that asked for an advisory lock."""
+        rows = postgres.psql(
+            f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}' AND pid <> pg_backend_pid() "
+            f"AND pid <> {holder.info.backend_pid} AND query LIKE '%advisory_lock%'"
+        )
+        return rows.count(",)")
+
+    def until(condition: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 30
+        while not condition():
+            assert time.monotonic() < deadline, "the workers never asked for the setup lock"
+            time.sleep(0.05)
+
+    holder = psycopg.connect(url, autocommit=True)
+    holder.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))  # a worker creating tables: the others wait
+    failures: list[BaseException] = []
+
+    def in_thread(work: Callable[[], object]) -> threading.Thread:
+        def run() -> None:
+            try:
+                work()
+            except BaseException as error:
+                failures.append(error)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    async def open_checkpointer() -> None:
+        async with open_postgres_checkpointer(url):
+            pass
+
+    # The first worker in line creates the checkpointer's tables; a second then starts and waits behind it.
+    first = in_thread(lambda: asyncio.run(open_checkpointer()))
+    until(lambda: waiting() >= 1)
+    other_pid = -os.getpid()  # another process's pool, as far as `pool_for` can tell
+    second = in_thread(lambda: pool_for(url, other_pid))
+    until(lambda: waiting() >= 2)
+    holder.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+    try:
+        deadline = time.monotonic() + 30
+        for thread in (first, second):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        stuck = [name for name, thread in (("checkpointer", first), ("run store", second)) if thread.is_alive()]
+        assert not stuck, f"still creating tables after 30 s: {stuck}"
+        assert not failures, failures
+    finally:
+        postgres.psql(  # set free whatever still waits, so that the threads end
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' "
+            "AND pid <> pg_backend_pid()"
+        )
+        holder.close()
+        if not second.is_alive():
+            pool_for(url, other_pid).close()
