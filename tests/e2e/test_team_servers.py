@@ -195,10 +195,6 @@ def test_an_embedded_working_directory_migrates_to_the_servers(
     assert shown.returncode == 0 and EXPECTED in shown.stdout
 
 
-@pytest.mark.skip(
-    reason="one of the concurrent workers sometimes never finishes (seen in 2 of 4 clean-clone runs); "
-    "to be found and fixed before this check runs again"
-)
 def test_workers_researching_at_once_share_one_repository_without_duplicates(
     team_env: dict[str, str], tmp_path: Path
 ) -> None:
