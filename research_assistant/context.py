@@ -4,20 +4,24 @@ The CLI and the page build a `Context` for every run, and LangGraph's server
 builds one from JSON; environment settings only provide the defaults. It is a
 pydantic dataclass, so whoever builds it, a value out of range or of the wrong
 kind is refused (`pydantic.ValidationError`) and strings become paths and
-enums. Depth sets the size of the research through a `DepthProfile`; explicit
+enums. `refusal_line` says what was refused in one line, for the CLI and the
+page. Depth sets the size of the research through a `DepthProfile`; explicit
 limits override it.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, ValidationError
 from pydantic.dataclasses import dataclass as validated_dataclass
 
+from research_assistant.reasoning.llm.models import ROLES
 from research_assistant.settings import get_settings
 
 
@@ -58,6 +62,35 @@ PROFILES: dict[Depth, DepthProfile] = {
     Depth.STANDARD: DepthProfile(4, 2, 5, 3, 12, 3, 12, 75.0),
     Depth.DEEP: DepthProfile(5, 3, 8, 5, 25, 4, 18, 85.0),
 }
+
+
+MODEL_EXAMPLE = "google_genai:gemini-2.5-flash"
+_PROVIDER = re.compile(r"[a-z][a-z0-9_]*")
+_MODEL = re.compile(r"[A-Za-z0-9][\w.\-:/@+]*")
+
+
+def model_choice(text: str) -> str:
+    """The `provider:model` a role's model written as `text` means (a bare model name is Gemini's,
+    `google_genai`); ValueError when it is not of that shape."""
+    text = text.strip()
+    provider, colon, model = text.partition(":")
+    if not colon:
+        provider, model = "google_genai", text
+    if not _PROVIDER.fullmatch(provider) or not _MODEL.fullmatch(model):
+        shown = " ".join(text.split())
+        shown = shown if len(shown) <= 60 else shown[:59] + "…"
+        raise ValueError(f"{shown!r} is not provider:model, such as {MODEL_EXAMPLE}")
+    return f"{provider}:{model}"
+
+
+def _role(name: str) -> str:
+    if name not in ROLES:
+        raise ValueError(f"is not a role: {', '.join(ROLES)}")
+    return name
+
+
+RoleName = Annotated[str, AfterValidator(_role)]
+ModelSpec = Annotated[str, AfterValidator(model_choice)]
 
 
 def _default_depth() -> Depth:
@@ -129,11 +162,11 @@ class Context:
             "interrupt)."
         },
     )
-    models: dict[str, str] | None = field(
+    models: dict[RoleName, ModelSpec] | None = field(
         default=None,
         metadata={
-            "description": "Model per role (`provider:model`) for this run, over the settings; only with the LLM "
-            "reasoner."
+            "description": "Model per role (`provider:model`; a bare name is Gemini's) for this run, over the "
+            "settings; only with the LLM reasoner."
         },
     )
     budget_tokens: Annotated[int | None, Field(ge=1)] = field(
@@ -172,3 +205,28 @@ class Context:
     @property
     def iteration_limit(self) -> int:
         return min(self.max_iterations or self.profile.max_iterations, HARD_MAX_ITERATIONS)
+
+
+RULES: dict[str, str] = {
+    "max_sources": "at least 1",
+    "max_iterations": "at least 1",
+    "max_seconds": "a number of seconds more than 0",
+    "recency_days": "a number of days, at least 1",
+    "budget_tokens": "a whole number above 0",
+    "budget_usd": "an amount above 0, such as 0.50",
+}
+"""What a field's value must be, in words, for the fields whose constraints above refuse a value."""
+
+
+def refusal_line(error: ValidationError, names: Mapping[str, str] | None = None) -> str:
+    """The first value a `Context` refused, in one line without a full stop: "max sources must be at least 1".
+    `names`: how an interface names a field (a flag, a label); a "{}" in it takes the role, for `models`."""
+    problem = error.errors()[0]
+    field_name, *within = [str(part) for part in problem["loc"]] or ["parameters"]
+    named = {"models": "the {} model", **(names or {})}.get(field_name, field_name.replace("_", " "))
+    name = named.format(*within) if within else named.replace("{} ", "")
+    if problem["type"] == "value_error":  # a rule of the Context's own, whose message says what it wants
+        return f"{name} {problem['ctx']['error']}"
+    if field_name in RULES:
+        return f"{name} must be {RULES[field_name]}"
+    return f"{name}: {problem['msg'][:1].lower()}{problem['msg'][1:]}"
