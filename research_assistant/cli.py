@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import os
 import sys
@@ -370,7 +371,7 @@ def resume_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
 
     settings = _settings()
     record = _find_run(settings, args.run_id)
-    context = record.parameters.context(db_dir=settings.db_dir, cache_dir=settings.cache_dir)
+    context = dataclasses.replace(record.parameters, db_dir=settings.db_dir, cache_dir=settings.cache_dir)
     if "local" in context.source_types and context.corpus_dir is not None and not args.finish:
         _check_corpus(context.corpus_dir)
     _check_writable(args.out)
@@ -413,6 +414,7 @@ def export_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
     from research_assistant.report.exports import ExportFormat, NothingToExport, RunExport, export_run, shown_parameters
     from research_assistant.report.locations import corpus_roots
     from research_assistant.runner import saved_state
+    from research_assistant.runs.records import kept_parameters
     from research_assistant.storage import StorageError, default_file_mode, write_atomically
 
     settings = _settings()
@@ -425,7 +427,7 @@ def export_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> 
         state=dict(state or {}),
         extra={
             "status": record.status.value,
-            "parameters": shown_parameters(record.parameters.model_dump(mode="json")),
+            "parameters": shown_parameters(kept_parameters(record.parameters)),
             "metrics": record.metrics.model_dump(mode="json"),
         },
         roots=corpus_roots(record.parameters.corpus_dir),

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from research_assistant.context import Context
-from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RESUMABLE, EventKind, RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
 from research_assistant.runs.trace import EventCallback, TraceRecorder
 from research_assistant.schemas import ModelUsage, Notice, ResearchPlan
@@ -67,7 +67,7 @@ async def run_research(
     record = RunRecord(
         run_id=run_id or new_run_id(),
         question=question,
-        parameters=RunParameters.of(context),
+        parameters=context,
         status=RunStatus.RUNNING,
         started_at=now,
         updated_at=now,

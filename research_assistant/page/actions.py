@@ -14,6 +14,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -185,7 +186,7 @@ def _stopped_run(state: PageState, settings: Settings, run_id: str) -> tuple[Run
     if record is None:
         state.error = f"Run {run_id} is not in the run store any more."
         return None
-    context = record.parameters.context(db_dir=settings.db_dir, cache_dir=settings.cache_dir, services=state.services)
+    context = replace(record.parameters, db_dir=settings.db_dir, cache_dir=settings.cache_dir, services=state.services)
     return record, context, earlier
 
 
@@ -262,7 +263,7 @@ def run_again(run_id: str, choices: Sequence[ProviderChoice], further: bool = Fa
     defaults = form_defaults(settings, options)
     # A run with uploads researched a folder of the upload cache: the form gets the folder the analyst chose.
     folder = chosen_folder(record.parameters.corpus_dir, settings.cache_dir / UPLOADS_FOLDER)
-    parameters = record.parameters.model_copy(update={"corpus_dir": folder})
+    parameters = replace(record.parameters, corpus_dir=Path(folder) if folder else None)
     record = record.model_copy(update={"parameters": parameters})
     state.form = form_from_run(record, options, configured, defaults)
     if further:

@@ -23,7 +23,7 @@ from research_assistant.report.exports import (
     shown_parameters,
 )
 from research_assistant.report.locations import corpus_roots
-from research_assistant.runs.records import RunRecord
+from research_assistant.runs.records import RunRecord, kept_parameters
 from research_assistant.settings import get_settings
 
 DEFERRED = frozenset({ExportFormat.PDF, ExportFormat.WORD})
@@ -37,7 +37,7 @@ def run_export(record: RunRecord, state: Mapping[str, Any]) -> RunExport:
         state=state,
         extra={
             "status": record.status.value,
-            "parameters": shown_parameters(record.parameters.model_dump(mode="json")),
+            "parameters": shown_parameters(kept_parameters(record.parameters)),
             "metrics": record.metrics.model_dump(mode="json"),
         },
         roots=corpus_roots(record.parameters.corpus_dir),

@@ -136,7 +136,7 @@ def form_from_run(
         question=record.question,
         sources=tuple(kind for kind in parameters.source_types if kind in available),
         providers=chosen,
-        corpus=parameters.corpus_dir or defaults.corpus,
+        corpus=str(parameters.corpus_dir or defaults.corpus),
         depth=parameters.depth.value,
         style=parameters.citation_style.value,
         max_sources=parameters.max_sources,

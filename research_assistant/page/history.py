@@ -13,7 +13,7 @@ from research_assistant.page.state import PageState
 from research_assistant.page.text import clip, escape_markdown, locator_markdown
 from research_assistant.runs.compare import RunComparison, compare_runs
 from research_assistant.runs.records import RunRecord, RunStatus
-from research_assistant.runs.views import when
+from research_assistant.runs.views import parameters_summary, when
 
 HISTORY_SIZE = 20
 HISTORY_LOOKBACK = 500  # runs searched by the History's search box and status filter
@@ -43,7 +43,7 @@ def status_text(record: RunRecord, findings: bool | None = None) -> str:
 
 
 def history_caption(record: RunRecord, findings: bool | None = None) -> str:
-    return f"{when(record.started_at)} · {status_text(record, findings)} · {record.parameters.summary()}"
+    return f"{when(record.started_at)} · {status_text(record, findings)} · {parameters_summary(record.parameters)}"
 
 
 def filter_runs(
@@ -151,7 +151,9 @@ def compare_section(
             "Compare with another run of this question",
             list(by_id),
             index=None,
-            format_func=lambda run_id: f"{when(by_id[run_id].started_at)} · {by_id[run_id].parameters.summary()}",
+            format_func=lambda run_id: (
+                f"{when(by_id[run_id].started_at)} · " + parameters_summary(by_id[run_id].parameters)
+            ),
             placeholder="Choose a run",
             key=key,
         )

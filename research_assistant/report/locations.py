@@ -47,7 +47,7 @@ def corpus_roots(corpus_dir: str | Path | None) -> list[Path]:
     return roots
 
 
-def chosen_folder(corpus_dir: str | None, uploads_dir: Path) -> str | None:
+def chosen_folder(corpus_dir: str | Path | None, uploads_dir: Path) -> str | None:
     """The documents folder the analyst chose for a run: its corpus folder, or, when that is a folder of the
     upload cache (`uploads_dir`), the folder its linked documents come from (None when there was none)."""
     if not corpus_dir:
@@ -56,7 +56,7 @@ def chosen_folder(corpus_dir: str | None, uploads_dir: Path) -> str | None:
     try:
         path.relative_to(uploads_dir.expanduser().resolve())
     except ValueError:
-        return corpus_dir
+        return str(corpus_dir)
     roots = corpus_roots(path)
     return str(roots[1]) if len(roots) > 1 else None
 

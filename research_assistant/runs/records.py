@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, TypeAdapter, field_serializer
 
-from research_assistant.context import CitationStyle, Context, Depth, SourceKind
+from research_assistant.context import Context
 from research_assistant.echo import Echoed
 from research_assistant.progress import SourceOutcome
 from research_assistant.schemas import ReportEvaluation, TokenUsage
@@ -30,58 +28,14 @@ RESUMABLE = frozenset({RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.INTERRUP
 NOT_KEPT = frozenset({"db_dir", "cache_dir", "deadline", "services"})
 """`Context` fields a run's record does not keep: the process that resumes the run sets them anew."""
 
+_CONTEXT = TypeAdapter(Context)
 
-class RunParameters(BaseModel):
-    """A run's parameters as plain data: its `Context` without the fields in `NOT_KEPT`, what `resume` needs to
-    rebuild it. The fields are the Context's own (`of` refuses a Context field missing here)."""
 
-    depth: Depth
-    source_types: list[SourceKind]
-    corpus_dir: str | None = None
-    citation_style: CitationStyle
-    max_sources: int | None = None
-    max_iterations: int | None = None
-    max_seconds: float
-    refresh: bool = False
-    providers: list[str] | None = None
-    recency_days: int | None = None
-    review_plan: bool = False
-    models: dict[str, str] | None = None
-    budget_tokens: int | None = None
-    budget_usd: float | None = None
-
-    @field_validator("corpus_dir", mode="before")
-    @classmethod
-    def _folder(cls, value: object) -> object:
-        return str(value) if isinstance(value, Path) else value
-
-    @classmethod
-    def of(cls, context: Context) -> RunParameters:
-        kept = {f.name: getattr(context, f.name) for f in dataclasses.fields(context) if f.name not in NOT_KEPT}
-        unknown = kept.keys() - cls.model_fields.keys()
-        if unknown:
-            raise TypeError(f"RunParameters does not keep the Context fields {sorted(unknown)}")
-        return cls.model_validate(kept)
-
-    def context(self, **overrides: Any) -> Context:
-        """A `Context` with these parameters; `overrides` sets the others (folders, services)."""
-        return Context(**{**self.model_dump(), **overrides})
-
-    def summary(self) -> str:
-        limits = []
-        if self.max_sources is not None:
-            limits.append(f"max sources {self.max_sources}")
-        if self.max_iterations is not None:
-            limits.append(f"max rounds {self.max_iterations}")
-        if self.recency_days is not None:
-            limits.append(f"last {self.recency_days} days")
-        if self.providers is not None:
-            limits.append("via " + "+".join(self.providers))
-        if self.budget_tokens is not None:
-            limits.append(f"budget {self.budget_tokens:,} tokens")
-        if self.budget_usd is not None:
-            limits.append(f"budget ${self.budget_usd:.2f}")
-        return ", ".join([self.depth.value, "+".join(self.source_types), *limits, f"{self.max_seconds:.0f} s limit"])
+def kept_parameters(context: Context) -> dict[str, Any]:
+    """A run's parameters as its record keeps them: its `Context` as JSON data, without the fields in `NOT_KEPT`.
+    Loading the record builds the Context from them again, through the same validation."""
+    kept: dict[str, Any] = _CONTEXT.dump_python(context, mode="json", exclude=set(NOT_KEPT))
+    return kept
 
 
 class EventKind(StrEnum):
@@ -145,7 +99,9 @@ class RunMetrics(BaseModel):
 class RunRecord(BaseModel):
     run_id: str
     question: str
-    parameters: RunParameters
+    parameters: Context = Field(
+        description="The run's parameters; loaded from the store, its folders are the settings' (`NOT_KEPT`)."
+    )
     status: RunStatus
     started_at: float
     updated_at: float
@@ -161,3 +117,7 @@ class RunRecord(BaseModel):
         "given the same pid later is not taken for it.",
     )
     waiting: str = Field(default="", description="What an interrupted run waits for, e.g. 'plan review'.")
+
+    @field_serializer("parameters")
+    def _kept(self, parameters: Context) -> dict[str, Any]:
+        return kept_parameters(parameters)

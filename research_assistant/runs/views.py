@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from research_assistant.context import Context
 from research_assistant.echo import shorten
 from research_assistant.report.summary import model_usage_text
 from research_assistant.runs.records import ModelCalls, RunMetrics, RunRecord, RunStatus, TraceEvent
@@ -19,6 +20,25 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def parameters_summary(parameters: Context) -> str:
+    """A run's parameters in one line, its limits only when it set them: "quick, local, max sources 4, 600 s limit"."""
+    limits = []
+    if parameters.max_sources is not None:
+        limits.append(f"max sources {parameters.max_sources}")
+    if parameters.max_iterations is not None:
+        limits.append(f"max rounds {parameters.max_iterations}")
+    if parameters.recency_days is not None:
+        limits.append(f"last {parameters.recency_days} days")
+    if parameters.providers is not None:
+        limits.append("via " + "+".join(parameters.providers))
+    if parameters.budget_tokens is not None:
+        limits.append(f"budget {parameters.budget_tokens:,} tokens")
+    if parameters.budget_usd is not None:
+        limits.append(f"budget ${parameters.budget_usd:.2f}")
+    kinds = "+".join(parameters.source_types)
+    return ", ".join([parameters.depth.value, kinds, *limits, f"{parameters.max_seconds:.0f} s limit"])
+
+
 def runs_table(records: Sequence[RunRecord]) -> str:
     if not records:
         return "No runs yet. Start one with `research-assistant run QUESTION --corpus DIR`.\n"
@@ -30,7 +50,7 @@ def runs_table(records: Sequence[RunRecord]) -> str:
                 record.status.value,
                 when(record.started_at),
                 f"{record.metrics.elapsed_seconds:.1f}" if record.metrics.elapsed_seconds else "-",
-                _clip(record.parameters.summary(), 40),
+                _clip(parameters_summary(record.parameters), 40),
                 _clip(record.question, 60),
             )
         )
@@ -99,7 +119,7 @@ def run_details(
     lines = [
         f"Run {record.run_id}: {record.status.value}",
         f"Question:     {shorten(record.question)}",
-        f"Parameters:   {record.parameters.summary()}",
+        f"Parameters:   {parameters_summary(record.parameters)}",
         f"Started:      {when(record.started_at)}",
         f"Updated:      {when(record.updated_at)}",
     ]

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from export_fixtures import CORPUS, report_markdown
 
 from research_assistant.cli import EXIT_OK, EXIT_USAGE
-from research_assistant.context import CitationStyle, Depth
-from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.context import CitationStyle, Context, Depth
+from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
 
 pytestmark = pytest.mark.usefixtures("isolated_settings")
@@ -26,7 +26,7 @@ RUN_ID = "0123456789ab"
 
 @pytest.fixture
 def stored_run(tmp_path: Path) -> str:
-    parameters = RunParameters(
+    parameters = Context(
         depth=Depth.QUICK,
         source_types=["local"],
         corpus_dir=CORPUS,

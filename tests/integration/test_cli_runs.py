@@ -12,6 +12,7 @@ from support.cli import isolated_settings as isolated_settings
 from research_assistant.cli import EXIT_NO_EVIDENCE, EXIT_OK, EXIT_USAGE, main
 from research_assistant.runs.records import RunStatus
 from research_assistant.runs.store import RunStore
+from research_assistant.runs.views import parameters_summary
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 QUESTION = "How long is the tram network?"
@@ -109,10 +110,10 @@ def test_a_completed_run_is_not_resumed(capsys: pytest.CaptureFixture[str], fini
 
 def test_an_ambiguous_prefix_names_the_candidates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from research_assistant.context import Context
-    from research_assistant.runs.records import RunParameters, RunRecord
+    from research_assistant.runs.records import RunRecord
 
     store = RunStore.at(tmp_path / "db")
-    parameters = RunParameters.of(Context(corpus_dir=None))
+    parameters = Context(corpus_dir=None)
     for run_id in ("abc111", "abc222"):
         store.save(
             RunRecord(
@@ -135,7 +136,7 @@ def test_recency_and_providers_are_run_parameters(capsys: pytest.CaptureFixture[
     assert code == EXIT_OK, err
     [record] = RunStore.at(tmp_path / "db").recent()
     assert record.parameters.recency_days == 30 and record.parameters.providers == ["arxiv"]
-    assert "last 30 days, via arxiv" in record.parameters.summary()
+    assert "last 30 days, via arxiv" in parameters_summary(record.parameters)
 
 
 def test_an_unknown_provider_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
@@ -186,7 +187,7 @@ def test_a_dead_run_whose_pid_was_given_to_another_process_is_resumed(
     import sys
 
     from research_assistant.context import Context
-    from research_assistant.runs.records import RunParameters, RunRecord
+    from research_assistant.runs.records import RunRecord
     from research_assistant.runs.store import process_start
 
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # alive, not the run
@@ -198,7 +199,7 @@ def test_a_dead_run_whose_pid_was_given_to_another_process_is_resumed(
             RunRecord(
                 run_id="dead1",
                 question=QUESTION,
-                parameters=RunParameters.of(Context(corpus_dir=CORPUS, depth="quick")),
+                parameters=Context(corpus_dir=CORPUS, depth="quick"),
                 status=RunStatus.RUNNING,
                 started_at=1.0,
                 updated_at=1.0,

@@ -22,7 +22,7 @@ from research_assistant.context import Context, Depth
 from research_assistant.graph import build_graph
 from research_assistant.runner import resume_research, run_research, saved_state
 from research_assistant.runs.checkpoints import open_checkpointer
-from research_assistant.runs.records import EventKind, RunParameters, RunRecord, RunStatus, TraceEvent
+from research_assistant.runs.records import EventKind, RunRecord, RunStatus, TraceEvent
 from research_assistant.runs.store import RunStore
 from research_assistant.settings import get_settings
 
@@ -119,11 +119,10 @@ async def test_a_run_whose_checkpoint_holds_only_its_input_resumes_and_finishes(
         config = {"configurable": {"thread_id": "r1"}}
         await build_graph(saver).aupdate_state(config, {"question": question, "run_id": "r1"}, as_node="__input__")
     now = time.time()
-    parameters = RunParameters.of(context)
     record = RunRecord(
         run_id="r1",
         question=question,
-        parameters=parameters,
+        parameters=context,
         status=RunStatus.INTERRUPTED,
         started_at=now,
         updated_at=now,

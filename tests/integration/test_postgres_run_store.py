@@ -18,7 +18,7 @@ from support.team_servers import Postgres, postgres
 from research_assistant.context import Context
 from research_assistant.database import SETUP_LOCK, pool_for
 from research_assistant.runs.postgres import LEASE_SECONDS, PostgresRunStore, heartbeats, open_postgres_checkpointer
-from research_assistant.runs.records import RESUMABLE, EventKind, RunParameters, RunRecord, RunStatus, TraceEvent
+from research_assistant.runs.records import RESUMABLE, EventKind, RunRecord, RunStatus, TraceEvent
 from research_assistant.runs.store import RunNotFound
 
 __all__ = ["postgres"]  # the fixture
@@ -29,7 +29,7 @@ def record(run_id: str, status: RunStatus = RunStatus.COMPLETED, pid: int | None
     return RunRecord(
         run_id=run_id,
         question="How long is the tram network?",
-        parameters=RunParameters.of(Context(corpus_dir=None)),
+        parameters=Context(corpus_dir=None),
         status=status,
         started_at=now,
         updated_at=now,

@@ -34,13 +34,13 @@ from support.fakes import (
     make_document,
 )
 
-from research_assistant.context import CitationStyle, Depth
+from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.page.form import MODELS_MODE, OFFLINE_MODE, TOKENS_LABEL, USD_LABEL
 from research_assistant.page.report_view import NO_FINDINGS
 from research_assistant.reasoning.llm.models import ROLES
 from research_assistant.report.citations import unescape_markdown
 from research_assistant.runner import saved_state
-from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
 from research_assistant.schemas import Finding, ProgressAssessment, ResearchReport, SourceType
 from research_assistant.services import Services
@@ -741,7 +741,7 @@ def test_a_run_of_another_question_is_not_offered_for_comparison(tmp_path: Path)
 
 def test_an_unfinished_past_run_offers_resume_and_write_report(tmp_path: Path) -> None:
     store = RunStore.at(tmp_path / "db")
-    parameters = RunParameters(
+    parameters = Context(
         depth=Depth.QUICK, source_types=["local"], citation_style=CitationStyle.NUMERIC, max_seconds=60
     )
     store.save(

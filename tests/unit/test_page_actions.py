@@ -9,20 +9,20 @@ from typing import Any
 
 import pytest
 
-from research_assistant.context import CitationStyle, Depth
+from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.corpus.files import CorpusError
 from research_assistant.page import actions
 from research_assistant.page.actions import failure_message, load_run, run_sync, settle
 from research_assistant.page.state import Job, PageState
 from research_assistant.runs.background import BackgroundRun
-from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.schemas import ResearchPlan, SubQuestion
 
 PLAN = ResearchPlan(sub_questions=[SubQuestion(id="q1", text="Q?")], min_sources=1, min_evidence_per_question=1)
 
 
 def record(run_id: str, status: RunStatus = RunStatus.COMPLETED, updated_at: float = 1.0) -> RunRecord:
-    parameters = RunParameters(
+    parameters = Context(
         depth=Depth.QUICK, source_types=["local"], citation_style=CitationStyle.NUMERIC, max_seconds=60
     )
     return RunRecord(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from research_assistant.context import CitationStyle, Depth
+from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.page.form import (
     TOKENS_REFUSAL,
     USD_REFUSAL,
@@ -26,7 +26,7 @@ from research_assistant.page.form import (
     source_options,
 )
 from research_assistant.page.state import FormValues, Upload
-from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.search.providers import ProviderChoice
 from research_assistant.settings import Settings
 
@@ -83,7 +83,7 @@ def record(**parameters: object) -> RunRecord:
     return RunRecord(
         run_id="r",
         question="Q?",
-        parameters=RunParameters.model_validate(fields),
+        parameters=Context(**fields),  # type: ignore[arg-type]
         status=RunStatus.COMPLETED,
         started_at=0.0,
         updated_at=0.0,

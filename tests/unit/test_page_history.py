@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from research_assistant.context import CitationStyle, Depth
+from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.page.app import corpus_roots
 from research_assistant.page.history import comparable, comparison_lines, history_caption, question_key
 from research_assistant.runs.compare import MovedFinding, RunComparison
-from research_assistant.runs.records import RunMetrics, RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RunMetrics, RunRecord, RunStatus
 from research_assistant.schemas import SourceRecord
 
 
 def record(run_id: str, question: str, report: str = "# R", **fields: object) -> RunRecord:
-    parameters = RunParameters(
+    parameters = Context(
         depth=Depth.QUICK, source_types=["local"], citation_style=CitationStyle.NUMERIC, max_seconds=60
     )
     values: dict[str, object] = {"status": RunStatus.COMPLETED, **fields}

@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from research_assistant.context import CitationStyle, Depth
+from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.page.exports import exports
 from research_assistant.page.report_view import (
     MAX_FIGURES,
@@ -30,7 +30,7 @@ from research_assistant.page.sources_view import (
     source_cards,
 )
 from research_assistant.report.render import render_markdown, render_report
-from research_assistant.runs.records import RunMetrics, RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RunMetrics, RunRecord, RunStatus
 from research_assistant.schemas import (
     Credibility,
     Evidence,
@@ -243,7 +243,7 @@ def run_record(report_markdown: str = MARKDOWN) -> RunRecord:
     return RunRecord(
         run_id="r1",
         question="Q",
-        parameters=RunParameters(
+        parameters=Context(
             depth=Depth.QUICK, source_types=["local"], citation_style=CitationStyle.NUMERIC, max_seconds=60
         ),
         status=RunStatus.COMPLETED,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from research_assistant.context import Context
-from research_assistant.runs.records import RunParameters, RunRecord, RunStatus
+from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.store import RunStore, process_start
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to tell processes apart")
@@ -35,7 +35,7 @@ def running(pid: int | None, pid_started: int | None = None) -> RunRecord:
     return RunRecord(
         run_id="r1",
         question="How long is the tram network?",
-        parameters=RunParameters.of(Context(corpus_dir=None)),
+        parameters=Context(corpus_dir=None),
         status=RunStatus.RUNNING,
         started_at=now,
         updated_at=now,

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from research_assistant.context import Context
 from research_assistant.progress import SourceOutcome, emit
 from research_assistant.runs.checkpoints import safe_serializer
-from research_assistant.runs.records import EventKind, RunParameters, RunRecord, RunStatus, TraceEvent
+from research_assistant.runs.records import EventKind, RunRecord, RunStatus, TraceEvent
 from research_assistant.runs.store import RunStore
 from research_assistant.runs.trace import TraceRecorder
 from research_assistant.schemas import Notice
@@ -74,7 +75,7 @@ def test_the_trace_the_run_store_and_progress_never_hold_the_key(tmp_path: Path)
     record = RunRecord(
         run_id="run1",
         question="q",
-        parameters=RunParameters(depth="quick", source_types=["local"], citation_style="numeric", max_seconds=60),
+        parameters=Context(depth="quick", source_types=["local"], citation_style="numeric", max_seconds=60),
         status=RunStatus.FAILED,
         started_at=now,
         updated_at=now,
