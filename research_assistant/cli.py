@@ -24,7 +24,9 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast, get_args
 
-from research_assistant.context import CitationStyle, Context, Depth, SourceKind
+from pydantic import ValidationError
+
+from research_assistant.context import RULES, CitationStyle, Context, Depth, SourceKind, refusal_line
 from research_assistant.damage import DamagedStore, is_damage
 from research_assistant.echo import shorten
 from research_assistant.secrets import ScrubbingWriter, scrub
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
 EXPORT_FORMATS = ("md", "pdf", "docx", "json", "csv")
+FLAGS = {**{name: "--" + name.replace("_", "-") for name in RULES}, "recency_days": "--recency"}
+"""The option that sets each `Context` field with a rule (`RULES`), for a refused value's line."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NO_EVIDENCE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -58,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--corpus", type=Path, help="folder of local documents (.md .txt .html .pdf .docx)")
     run.add_argument("--depth", choices=[d.value for d in Depth], help="how thorough (default: standard)")
     run.add_argument("--style", choices=[s.value for s in CitationStyle], help="citation style (default: numeric)")
-    run.add_argument("--max-sources", type=_positive_int, help="most sources to read")
-    run.add_argument("--max-iterations", type=_positive_int, help="most research rounds (at most 10)")
-    run.add_argument("--max-seconds", type=_number, help="wall-clock limit for the run, in seconds (more than 0)")
+    run.add_argument("--max-sources", type=int, help="most sources to read")
+    run.add_argument("--max-iterations", type=int, help="most research rounds (at most 10)")
+    run.add_argument("--max-seconds", type=float, help="wall-clock limit for the run, in seconds (more than 0)")
     run.add_argument(
         "--sources",
         type=_source_kinds,
@@ -72,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_provider_names,
         help="comma-separated search providers to use: tavily,exa,wikipedia,arxiv (default: every configured one)",
     )
-    run.add_argument("--recency", type=_positive_int, metavar="DAYS", help="leave out results older than DAYS days")
+    run.add_argument("--recency", type=int, metavar="DAYS", help="leave out results older than DAYS days")
     run.add_argument("--refresh", action="store_true", help="ignore cached pages and searches; fetch anew")
     run.add_argument(
         "--review-plan", action="store_true", help="show the plan before research starts, to approve or edit it"
@@ -85,8 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="the model of one role for this run (analysis, planning, extraction, evaluation, synthesis, judge); "
         "repeatable",
     )
-    run.add_argument("--budget-tokens", type=_positive_int, metavar="N", help="most model tokens this run may use")
-    run.add_argument("--budget-usd", type=_positive_float, metavar="USD", help="most USD this run may spend on models")
+    run.add_argument("--budget-tokens", type=int, metavar="N", help="most model tokens this run may use")
+    run.add_argument("--budget-usd", type=float, metavar="USD", help="most USD this run may spend on models")
     _add_output_options(run)
 
     resume = commands.add_parser("resume", help="continue a cancelled, failed or interrupted run")
@@ -161,20 +165,6 @@ def _role_model(text: str) -> tuple[str, str]:
     if role.strip() not in ROLES or not model.strip():
         raise argparse.ArgumentTypeError(f"expected ROLE=PROVIDER:MODEL with ROLE one of {', '.join(ROLES)}")
     return role.strip(), model.strip()
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-
-
-def _positive_float(text: str) -> float:
-    value = _number(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
 
 
 def _positive_int(text: str) -> int:
@@ -270,11 +260,28 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     question = " ".join(args.question.split())
     if not question:
         raise UsageError("the question is empty; write what you want to find out, in quotes")
-    if args.max_seconds is not None and not 0 < args.max_seconds < float("inf"):
-        raise UsageError(f"--max-seconds must be a number of seconds more than 0, not {args.max_seconds:g}")
     settings = _settings()
     corpus = args.corpus or settings.corpus_dir
     source_types = args.sources or _default_sources(corpus is not None, settings)
+    try:
+        context = Context(
+            depth=Depth(args.depth or settings.depth),
+            source_types=source_types,
+            corpus_dir=corpus,
+            citation_style=CitationStyle(args.style or settings.citation_style),
+            max_sources=args.max_sources,
+            max_iterations=args.max_iterations,
+            max_seconds=args.max_seconds if args.max_seconds is not None else settings.max_seconds,
+            refresh=args.refresh,
+            providers=args.providers,
+            recency_days=args.recency,
+            review_plan=args.review_plan,
+            models=dict(args.model) if args.model else None,
+            budget_tokens=args.budget_tokens,
+            budget_usd=args.budget_usd,
+        )
+    except ValidationError as error:
+        raise UsageError(refusal_line(error, FLAGS)) from None
     if "local" in source_types:
         if corpus is None:
             raise UsageError("'local' sources need a corpus: pass --corpus DIR or set RESEARCH_CORPUS_DIR")
@@ -285,22 +292,6 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             "EXA_API_KEY for web search, or choose --sources wiki,academic"
         )
     _check_writable(args.out)
-    context = Context(
-        depth=Depth(args.depth or settings.depth),
-        source_types=source_types,
-        corpus_dir=corpus,
-        citation_style=CitationStyle(args.style or settings.citation_style),
-        max_sources=args.max_sources,
-        max_iterations=args.max_iterations,
-        max_seconds=args.max_seconds if args.max_seconds is not None else settings.max_seconds,
-        refresh=args.refresh,
-        providers=args.providers,
-        recency_days=args.recency,
-        review_plan=args.review_plan,
-        models=dict(args.model) if args.model else None,
-        budget_tokens=args.budget_tokens,
-        budget_usd=args.budget_usd,
-    )
     from research_assistant.runner import new_run_id, run_research
 
     run_id = new_run_id()

@@ -123,6 +123,25 @@ def test_max_seconds_must_be_more_than_zero(capsys: pytest.CaptureFixture[str], 
     assert "--max-seconds must be a number of seconds more than 0" in line
 
 
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ("--max-sources=0", "--max-sources must be at least 1"),
+        ("--recency=-3", "--recency must be a number of days, at least 1"),
+        ("--budget-usd=0", "--budget-usd must be an amount above 0, such as 0.50"),
+        (
+            "--model=synthesis=gpt 4o",
+            "the synthesis model 'gpt 4o' is not provider:model, such as google_genai:gemini-2.5-flash",
+        ),
+    ],
+)
+def test_a_run_parameter_the_context_refuses_is_named_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, option: str, expected: str
+) -> None:
+    assert one_line_error(capsys, option).endswith(expected)
+    assert not (tmp_path / "db").exists()  # refused before any run was recorded
+
+
 def test_good_settings_still_load(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("# a comment\n\nexport RESEARCH_DEPTH=deep\nRESEARCH_CHUNK_SIZE=400\n")
     monkeypatch.setenv("RESEARCH_CHUNK_OVERLAP", "399")
