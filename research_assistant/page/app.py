@@ -185,7 +185,7 @@ def main() -> None:
     choices = provider_choices(settings)
     submission = research_form(state, settings, choices)
     if submission is not None:
-        problem = refusal(submission.values, submission.uploads, choices)
+        problem = refusal(submission.values, submission.uploads, choices, settings)
         if problem:
             state.error = problem
         elif state.busy:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
+from pydantic import ValidationError
 
-from research_assistant.context import PROFILES, CitationStyle, Context, Depth, SourceKind
+from research_assistant.context import MODEL_EXAMPLE, PROFILES, CitationStyle, Context, Depth, SourceKind, refusal_line
 from research_assistant.page.state import FormValues, PageState, Submission, Upload
 from research_assistant.page.text import one_line
 from research_assistant.reasoning.llm.models import ROLES, Role, model_spec
@@ -41,11 +40,14 @@ ROLE_TASKS: dict[Role, str] = {
     "synthesis": "writes the report",
     "judge": "checks the report's statements and scores it",
 }
-MODEL_EXAMPLE = "google_genai:gemini-2.5-flash"
 TOKENS_LABEL = "Budget cap (tokens)"
 USD_LABEL = "Budget cap (USD)"
-TOKENS_REFUSAL = "The budget cap in tokens must be a whole number above 0, or left blank."
-USD_REFUSAL = "The budget cap in USD must be an amount above 0, such as 0.50, or left blank."
+FIELD_NAMES = {
+    "models": "The {} model",
+    "budget_tokens": "The budget cap in tokens",
+    "budget_usd": "The budget cap in USD",
+}
+"""How a refusal names the `Context` fields the form writes as text."""
 UPLOAD_TYPES = ["pdf", "md", "markdown", "txt", "html", "htm", "docx"]
 SOURCE_ORDER: tuple[SourceKind, ...] = ("local", "web", "news", "academic", "wiki")
 SOURCE_LABELS: dict[SourceKind, str] = {
@@ -55,9 +57,6 @@ SOURCE_LABELS: dict[SourceKind, str] = {
     "academic": "Academic",
     "wiki": "Wikipedia",
 }
-_PROVIDER = re.compile(r"[a-z][a-z0-9_]*")
-_MODEL = re.compile(r"[A-Za-z0-9][\w.\-:/@+]*")
-
 RECENCY_LABELS: dict[int | None, str] = {
     None: "Any time",
     7: "Past week",
@@ -169,71 +168,6 @@ def usd_text(usd: float | None) -> str:
     return "" if usd is None else str(usd).removesuffix(".0")
 
 
-def model_choice(text: str) -> str:
-    """The `provider:model` a role's input means (a bare model name is Gemini's, `google_genai`); ValueError
-    when it is not of that shape."""
-    text = text.strip()
-    provider, colon, model = text.partition(":")
-    if not colon:
-        provider, model = "google_genai", text
-    if not _PROVIDER.fullmatch(provider) or not _MODEL.fullmatch(model):
-        raise ValueError(f"not provider:model: {text!r}")
-    return f"{provider}:{model}"
-
-
-def budget_tokens_of(text: str) -> int | None:
-    """The token cap written (digits, commas allowed); None when blank; ValueError unless a whole number above 0."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    if not cleaned:
-        return None
-    if not cleaned.isascii() or not cleaned.isdigit() or int(cleaned) < 1:
-        raise ValueError(TOKENS_REFUSAL)
-    return int(cleaned)
-
-
-def budget_usd_of(text: str) -> float | None:
-    """The USD cap written (a leading $ allowed); None when blank; ValueError unless an amount above 0."""
-    cleaned = text.strip().removeprefix("$").replace(",", "").strip()
-    if not cleaned:
-        return None
-    try:
-        value = float(cleaned)
-    except ValueError:
-        raise ValueError(USD_REFUSAL) from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(USD_REFUSAL)
-    return value
-
-
-def model_refusal(values: FormValues) -> str:
-    """Why the form's models or budget caps cannot be used, in one line; "" when they can."""
-    for role, text in values.models:
-        if not text.strip():
-            continue  # the installation's model
-        try:
-            model_choice(text)
-        except ValueError:
-            shown = one_line(" ".join(text.split()), 60)
-            return f"The {role} model {shown!r} is not provider:model, such as {MODEL_EXAMPLE}."
-    for parse, text in ((budget_tokens_of, values.budget_tokens), (budget_usd_of, values.budget_usd)):
-        try:
-            parse(text)
-        except ValueError as error:
-            return str(error)
-    return ""
-
-
-def model_overrides(values: FormValues, settings: Settings) -> dict[str, str] | None:
-    """The roles whose model the form changed from the settings', as `provider:model`; None when none did."""
-    overrides: dict[str, str] = {}
-    for role, text in values.models:
-        if role in ROLES and text.strip():
-            spec = model_choice(text)
-            if spec != model_spec(settings, role):
-                overrides[role] = spec
-    return overrides or None
-
-
 def chosen_providers(ticked: Sequence[str], choices: Sequence[ProviderChoice]) -> tuple[str, ...] | None:
     """The providers the form passes on: None (every configured one) when all of them are ticked."""
     names = configured(choices)
@@ -241,7 +175,9 @@ def chosen_providers(ticked: Sequence[str], choices: Sequence[ProviderChoice]) -
     return None if kept == tuple(names) else kept
 
 
-def refusal(values: FormValues, uploads: Sequence[Upload], choices: Sequence[ProviderChoice]) -> str:
+def refusal(
+    values: FormValues, uploads: Sequence[Upload], choices: Sequence[ProviderChoice], settings: Settings
+) -> str:
     """Why the form's values cannot start a research, in one line; "" when they can."""
     from research_assistant.corpus.files import CorpusError, corpus_files
 
@@ -249,9 +185,11 @@ def refusal(values: FormValues, uploads: Sequence[Upload], choices: Sequence[Pro
         return "Write a question first."
     if not values.sources:
         return "Choose at least one kind of source."
-    problem = model_refusal(values)
-    if problem:
-        return problem
+    try:
+        research_context(values, None, settings, None)
+    except ValidationError as error:  # what the Context refuses, named as the form names it
+        blank = str(error.errors()[0]["loc"][0]) in ("budget_tokens", "budget_usd")
+        return refusal_line(error, FIELD_NAMES) + (", or left blank." if blank else ".")
     allowed = set(configured(choices) if values.providers is None else values.providers)
     for kind in values.sources:
         serving = [choice for choice in choices if kind in choice.kinds and not choice.missing]
@@ -274,10 +212,11 @@ def refusal(values: FormValues, uploads: Sequence[Upload], choices: Sequence[Pro
 def research_context(
     values: FormValues, corpus_dir: Path | None, settings: Settings, services: Services | None
 ) -> Context:
-    """The run's context; the models and budget caps only when runs reason with a model (the form was checked
-    by `refusal` first)."""
+    """The run's context, built (and so checked: `pydantic.ValidationError`) from the form's values. The models
+    and budget caps only when runs reason with a model; the models only of the roles changed from the settings'."""
     uses_llm = settings.uses_llm
-    return Context(
+    models: dict[str, str] = {role: text for role, text in values.models if text.strip()} if uses_llm else {}
+    context = Context(
         depth=Depth(values.depth),
         source_types=list(values.sources),
         corpus_dir=corpus_dir,
@@ -287,13 +226,23 @@ def research_context(
         recency_days=values.recency_days,
         review_plan=values.review_plan,
         refresh=values.refresh,
-        models=model_overrides(values, settings) if uses_llm else None,
-        budget_tokens=budget_tokens_of(values.budget_tokens) if uses_llm else None,
-        budget_usd=budget_usd_of(values.budget_usd) if uses_llm else None,
+        models=models or None,
+        budget_tokens=_cap(values.budget_tokens) if uses_llm else None,
+        budget_usd=_cap(values.budget_usd) if uses_llm else None,
         db_dir=settings.db_dir,
         cache_dir=settings.cache_dir,
         services=services,
     )
+    chosen = context.models or {}
+    changed: dict[str, str] = {
+        role: chosen[role] for role in ROLES if role in chosen and chosen[role] != model_spec(settings, role)
+    }
+    return replace(context, models=changed or None) if context.models else context
+
+
+def _cap(text: str) -> Any:
+    """A budget cap's text as the Context takes it: None when blank; thousands separators and a $ left out."""
+    return text.strip().removeprefix("$").replace(",", "").replace("_", "").strip() or None
 
 
 def max_sources_help() -> str:

@@ -8,17 +8,11 @@ import pytest
 
 from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.page.form import (
-    TOKENS_REFUSAL,
-    USD_REFUSAL,
     SourceOption,
-    budget_tokens_of,
-    budget_usd_of,
     chosen_providers,
     deeper,
     form_defaults,
     form_from_run,
-    model_choice,
-    model_overrides,
     next_depth,
     recency_label,
     refusal,
@@ -114,7 +108,8 @@ def test_run_again_takes_the_runs_question_and_parameters_but_only_what_is_offer
 
 def test_the_form_is_refused_with_the_first_problem(tmp_path: Path) -> None:
     def problem(uploads: tuple[Upload, ...] = (), choices: list[ProviderChoice] = TAVILY, **values: object) -> str:
-        return refusal(FormValues(**{"question": "Q", "corpus": str(CORPUS), **values}), uploads, choices)  # type: ignore[arg-type]
+        form = FormValues(**{"question": "Q", "corpus": str(CORPUS), **values})  # type: ignore[arg-type]
+        return refusal(form, uploads, choices, Settings())
 
     assert problem(question="") == "Write a question first."
     assert problem(sources=()) == "Choose at least one kind of source."
@@ -157,51 +152,61 @@ def test_recency_labels(days: int | None, label: str) -> None:
     assert recency_label(days) == label
 
 
+LLM = Settings(reasoner="llm", gemini_api_key="test-key")
+
+
+def refused(**values: object) -> str:
+    """What the form says of `values` (a question and the fixture corpus besides) when runs use models."""
+    return refusal(FormValues(**{"question": "Q", "corpus": str(CORPUS), **values}), (), TAVILY, LLM)  # type: ignore[arg-type]
+
+
 def test_a_role_model_is_provider_colon_model_and_a_bare_name_is_geminis() -> None:
-    assert model_choice(" openai:gpt-4o-mini ") == "openai:gpt-4o-mini"
-    assert model_choice("gemini-2.5-flash-lite") == "google_genai:gemini-2.5-flash-lite"
-    assert model_choice("ollama:llama3:8b") == "ollama:llama3:8b", "a model name may hold a colon"
-    assert model_choice("huggingface:meta-llama/Llama-3-8b") == "huggingface:meta-llama/Llama-3-8b"
-    for malformed in ("", "openai:", ":gpt-4o", "gemini 2.5 pro", "Open AI:gpt", "OpenAI:gpt-4o", "openai: gpt"):
-        with pytest.raises(ValueError):
-            model_choice(malformed)
+    def models(*written: str) -> dict[str, str] | None:
+        roles = ("analysis", "planning", "extraction", "evaluation")
+        return research_context(FormValues(models=tuple(zip(roles, written, strict=False))), None, LLM, None).models
+
+    assert models(" openai:gpt-4o-mini ", "gemini-2.5-flash-lite") == {
+        "analysis": "openai:gpt-4o-mini",
+        "planning": "google_genai:gemini-2.5-flash-lite",
+    }
+    assert models("ollama:llama3:8b", "huggingface:meta-llama/Llama-3-8b") == {
+        "analysis": "ollama:llama3:8b",  # a model name may hold a colon
+        "planning": "huggingface:meta-llama/Llama-3-8b",
+    }
+    for malformed in ("openai:", ":gpt-4o", "gemini 2.5 pro", "Open AI:gpt", "OpenAI:gpt-4o", "openai: gpt"):
+        assert refused(models=(("judge", malformed),)).startswith("The judge model "), malformed
 
 
 @pytest.mark.parametrize(("text", "tokens"), [("", None), (" 200000 ", 200_000), ("200,000", 200_000), ("1", 1)])
 def test_a_token_cap_is_a_whole_number_above_zero_or_blank(text: str, tokens: int | None) -> None:
-    assert budget_tokens_of(text) == tokens
+    assert research_context(FormValues(budget_tokens=text), None, LLM, None).budget_tokens == tokens
+    assert refused(budget_tokens=text) == ""
 
 
 @pytest.mark.parametrize("text", ["0", "-5", "1.5", "1e5", "lots", "²"])
 def test_a_token_cap_that_is_no_whole_number_above_zero_is_refused(text: str) -> None:
-    with pytest.raises(ValueError, match="whole number above 0"):
-        budget_tokens_of(text)
+    assert refused(budget_tokens=text) == "The budget cap in tokens must be a whole number above 0, or left blank."
 
 
 def test_a_usd_cap_is_an_amount_above_zero_or_blank() -> None:
-    assert (budget_usd_of(""), budget_usd_of("0.5"), budget_usd_of("$2"), budget_usd_of("1,000")) == (
-        None,
-        0.5,
-        2.0,
-        1000.0,
-    )
+    def usd(text: str) -> float | None:
+        return research_context(FormValues(budget_usd=text), None, LLM, None).budget_usd
+
+    assert (usd(""), usd("0.5"), usd("$2"), usd("1,000")) == (None, 0.5, 2.0, 1000.0)
     for text in ("0", "-0.5", "nan", "inf", "cheap"):
-        with pytest.raises(ValueError, match="amount above 0"):
-            budget_usd_of(text)
+        assert refused(budget_usd=text) == (
+            "The budget cap in USD must be an amount above 0, such as 0.50, or left blank."
+        ), text
 
 
 def test_a_malformed_model_or_budget_is_refused_in_one_line() -> None:
-    def problem(**values: object) -> str:
-        return refusal(FormValues(**{"question": "Q", "corpus": str(CORPUS), **values}), (), TAVILY)  # type: ignore[arg-type]
-
-    assert problem(models=(("planning", "gemini-2.5-flash"), ("synthesis", "openai:gpt-4o"))) == ""
-    assert problem(models=(("synthesis", ""),)) == "", "blank: the installation's model"
-    assert problem(models=(("synthesis", "gpt 4o\nplease"),)) == (
+    assert refused(models=(("planning", "gemini-2.5-flash"), ("synthesis", "openai:gpt-4o"))) == ""
+    assert refused(models=(("synthesis", ""),)) == "", "blank: the installation's model"
+    assert refused(models=(("synthesis", "gpt 4o\nplease"),)) == (
         "The synthesis model 'gpt 4o please' is not provider:model, such as google_genai:gemini-2.5-flash."
     )
-    assert problem(budget_tokens="-5") == TOKENS_REFUSAL
-    assert problem(budget_usd="-0.5") == USD_REFUSAL
-    assert problem(budget_tokens="1000", budget_usd="0.25") == ""
+    assert refused(budget_tokens="-5").startswith("The budget cap in tokens")
+    assert refused(budget_tokens="1000", budget_usd="0.25") == ""
 
 
 def test_only_the_roles_whose_model_changed_reach_the_run(tmp_path: Path) -> None:
@@ -218,10 +223,6 @@ def test_only_the_roles_whose_model_changed_reach_the_run(tmp_path: Path) -> Non
         budget_tokens="50,000",
         budget_usd="0.75",
     )
-    assert model_overrides(values, settings) == {
-        "synthesis": "openai:gpt-4o",
-        "extraction": "google_genai:gemini-2.5-flash-lite",
-    }
     context = research_context(values, None, settings, None)
     assert context.models == {"synthesis": "openai:gpt-4o", "extraction": "google_genai:gemini-2.5-flash-lite"}
     assert (context.budget_tokens, context.budget_usd) == (50_000, 0.75)
