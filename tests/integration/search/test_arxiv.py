@@ -14,7 +14,9 @@ from research_assistant.search.arxiv import ArxivProvider, Pacer, arxiv_query, p
 from research_assistant.search.base import ProviderError, SearchProvider
 
 AGENT = "ResearchAssistantTests/0.1 (+https://example.org/contact)"
-TIMEOUT = 0.3
+TIMEOUT = 5.0
+"""Ample for the fake on a busy machine; only the 'slow' failure is tested against `SLOW_TIMEOUT`."""
+SLOW_TIMEOUT = 0.3
 INTERVAL = 0.3
 JITTER = 0.08
 
@@ -25,8 +27,12 @@ def api() -> Iterator[FakeSearchApi]:
         yield fake
 
 
+def _timeout(api: FakeSearchApi) -> float:
+    return SLOW_TIMEOUT if api.failure == "slow" else TIMEOUT
+
+
 def provider(api: FakeSearchApi, min_interval: float = 0.0) -> ArxivProvider:
-    return ArxivProvider(api.base_url, timeout=TIMEOUT, user_agent=AGENT, min_interval=min_interval)
+    return ArxivProvider(api.base_url, timeout=_timeout(api), user_agent=AGENT, min_interval=min_interval)
 
 
 async def test_entries_become_normalized_papers(api: FakeSearchApi) -> None:

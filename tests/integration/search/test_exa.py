@@ -14,7 +14,9 @@ from research_assistant.search.base import ProviderError, SearchProvider
 from research_assistant.search.exa import ExaProvider
 
 KEY = "exa-test-5ecret-key"
-TIMEOUT = 0.3
+TIMEOUT = 5.0
+"""Ample for the fake on a busy machine; only the 'slow' failure is tested against `SLOW_TIMEOUT`."""
+SLOW_TIMEOUT = 0.3
 
 
 @pytest.fixture
@@ -23,8 +25,12 @@ def api() -> Iterator[FakeSearchApi]:
         yield fake
 
 
+def _timeout(api: FakeSearchApi) -> float:
+    return SLOW_TIMEOUT if api.failure == "slow" else TIMEOUT
+
+
 def provider(api: FakeSearchApi, category: str | None = None) -> ExaProvider:
-    return ExaProvider(KEY, api.base_url, category=category, timeout=TIMEOUT)
+    return ExaProvider(KEY, api.base_url, category=category, timeout=_timeout(api))
 
 
 async def test_results_are_normalized_with_highlights_as_snippets(api: FakeSearchApi) -> None:

@@ -15,7 +15,9 @@ from research_assistant.search.base import ProviderError, SearchProvider
 from research_assistant.search.tavily import TavilyProvider
 
 KEY = "tvly-test-5ecret-key"
-TIMEOUT = 0.3
+TIMEOUT = 5.0
+"""Ample for the fake on a busy machine; only the 'slow' failure is tested against `SLOW_TIMEOUT`."""
+SLOW_TIMEOUT = 0.3
 
 
 @pytest.fixture
@@ -24,8 +26,12 @@ def api() -> Iterator[FakeSearchApi]:
         yield fake
 
 
+def _timeout(api: FakeSearchApi) -> float:
+    return SLOW_TIMEOUT if api.failure == "slow" else TIMEOUT
+
+
 def provider(api: FakeSearchApi, **options: object) -> TavilyProvider:
-    return TavilyProvider(KEY, api.base_url + "/", timeout=TIMEOUT, **options)  # type: ignore[arg-type]
+    return TavilyProvider(KEY, api.base_url + "/", timeout=_timeout(api), **options)  # type: ignore[arg-type]
 
 
 async def test_results_are_normalized_and_best_first(api: FakeSearchApi) -> None:

@@ -13,7 +13,9 @@ from research_assistant.search.base import ProviderError, SearchProvider
 from research_assistant.search.wikipedia import WikipediaProvider, strip_html
 
 AGENT = "ResearchAssistantTests/0.1 (+https://example.org/contact)"
-TIMEOUT = 0.3
+TIMEOUT = 5.0
+"""Ample for the fake on a busy machine; only the 'slow' failure is tested against `SLOW_TIMEOUT`."""
+SLOW_TIMEOUT = 0.3
 
 
 @pytest.fixture
@@ -22,8 +24,12 @@ def api() -> Iterator[FakeSearchApi]:
         yield fake
 
 
+def _timeout(api: FakeSearchApi) -> float:
+    return SLOW_TIMEOUT if api.failure == "slow" else TIMEOUT
+
+
 def provider(api: FakeSearchApi) -> WikipediaProvider:
-    return WikipediaProvider(api.base_url, timeout=TIMEOUT, user_agent=AGENT)
+    return WikipediaProvider(api.base_url, timeout=_timeout(api), user_agent=AGENT)
 
 
 async def test_results_are_articles_with_plain_snippets_best_first(api: FakeSearchApi) -> None:
