@@ -162,6 +162,8 @@ def find_conflicts(evidence: list[Evidence], embedder: Embedder, question: str =
             if i in used or j in used or evidence[i].source_id == evidence[j].source_id:
                 continue
             a, b = evidence[i].claim, evidence[j].claim
+            if a.lower() in b.lower() or b.lower() in a.lower():
+                continue  # a sentence and the same sentence with the next one: what the next adds is no conflict
             jaccard = _jaccard(term_sets[i], term_sets[j])
             similar = jaccard >= CONFLICT_JACCARD and embedder.similarity(a, b) >= CONFLICT_COSINE
             numeric = (similar and _figures_differ(a, b, ignore)) or measurements_differ(a, b)

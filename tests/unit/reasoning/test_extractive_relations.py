@@ -121,6 +121,11 @@ def test_one_source_never_conflicts_with_itself() -> None:
     assert conflicts(CARRIED, CARRIED_MORE, same_source=True) == []
 
 
+def test_a_sentence_never_conflicts_with_itself_quoted_with_the_sentence_after_it() -> None:
+    wal = "A database uses the write-ahead log when it is in WAL mode."
+    assert conflicts(wal, f"{wal} A database uses either a rollback journal or a WAL, but not both.") == []
+
+
 QUESTION = "When did the Halvorsby tram network open?"
 PLAN = ResearchPlan(
     sub_questions=[
