@@ -170,6 +170,10 @@ class Evidence(Record):
         default=None,
         description="How clearly the quote states what its sub-question asks for (0-1), when the reasoner judged it.",
     )
+    section: str = Field(
+        default="",
+        description="The heading the quote stands under in its source ('High Concurrency'), if the reasoner knows it.",
+    )
 
 
 class Coverage(Record):

@@ -57,9 +57,11 @@ _LIST = re.compile(
     r"^\s*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+){0,3}?"
     r"(?:types|kinds|sorts|categories|classes|steps|stages|phases|ways|options|modes|levels|forms|parts|"
     r"components|fields|members|methods|values|flags|states|arguments|parameters|elements|properties|"
-    r"features|formats|causes|reasons|benefits|advantages|disadvantages|examples)\b"
+    r"features|formats|causes|reasons|benefits|advantages|disadvantages|drawbacks|downsides|limitations|risks|"
+    r"uses|requirements|rules|restrictions|situations|conditions|cases|functions|commands|examples)\b"
     r"|^\s*(?:list|name|enumerate)\b"
-    r"|^\s*which\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
+    r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
+    r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
     r"|^\s*which\s+[a-z]*[^su\W]s\s+[a-z]+\b",
     re.IGNORECASE,
 )
@@ -210,8 +212,10 @@ def asked_for(question: str) -> Asked:
         return Asked("range")
     if _LIMIT.search(text) and not _COMPARISON.search(text):
         return Asked("limit")
-    if _HOW_MUCH.search(text):
-        return Asked("number")
+    how_much = _HOW_MUCH.search(text)
+    if how_much and (first is None or how_much.start() <= first.start()):
+        return Asked("number")  # not 'Which specifier adds a measure of how long the request took?'
+
     listing = _LIST.search(text)
     compared = [m.group() for m in _COMPARISON.finditer(text)]
     if compared and not (listing and all(_SELECTING.fullmatch(word) for word in compared)):

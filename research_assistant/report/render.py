@@ -11,6 +11,7 @@ quotes around verbatim findings) is the only live Markdown in the output.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -21,6 +22,7 @@ from research_assistant.report.quotations import collapse, quotations, quoted_in
 from research_assistant.report.summary import RunSummary, render_run_summary
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord, SourceStatus
+from research_assistant.text.tokens import words
 
 _QUIET_LEVELS = frozenset({"info", "debug"})
 _UNVERIFIED = escape_markdown(UNVERIFIED)
@@ -52,12 +54,14 @@ class _Citations:
                 quotes.append(normalised)
         return "".join(f"[{n}]" for n in sorted(numbers))
 
-    def line(self, finding: Finding, items: Sequence[Evidence] | None = None) -> str | None:
+    def line(self, finding: Finding, items: Sequence[Evidence] | None = None, labelled: bool = False) -> str | None:
         """The finding with its citations, or None when nothing it cites is known.
 
         A verbatim finding is quoted and cited to its own evidence; each finding that agrees with it follows
-        (`“A” [1]; similarly “B” [2]`), quoted and cited on its own. A model-written statement is cited at its
-        end, and each quotation inside it right after the quotation, only to the evidence that holds it.
+        (`“A” [1]; similarly “B” [2]`), quoted and cited on its own. `labelled`: a quote whose words do not
+        say what it is about opens with the heading it stands under in its source (`**High Concurrency:**
+        “SQLite supports ...” [1]`). A model-written statement is cited at its end, and each quotation
+        inside it right after the quotation, only to the evidence that holds it.
         """
         items = self.resolve(finding) if items is None else items
         if not finding.verbatim:
@@ -67,6 +71,8 @@ class _Citations:
         if not quoted:
             return None
         first, *others = quoted
+        label = _label(items) if labelled and voices[0][1] else ""
+        first = f"**{escape_markdown(label)}:** {first}" if label else first
         if not others:
             return first
         return f"{first}; similarly {_series(others)}"
@@ -90,13 +96,36 @@ class _Citations:
         return f"{text} {marks}"
 
 
+_LABEL_MAX_CHARS = 60
+_NOT_A_TITLE = re.compile(r"[=/@#\"'<>{}\[\]$\\|→]|(?:^|\s)-{1,2}\w|(?:^|\s)\d+(?:\s|$)")
+"""Marks of a code line or command read as a heading ('tail -f error_log', 'LimitRequestBody 102400')."""
+_GENERIC_TITLES = frozenset(
+    {
+        *("note", "notes", "warning", "warnings", "caution", "important", "tip", "tips", "see", "summary"),
+        *("description", "synopsis", "example", "examples", "overview", "introduction", "contents"),
+    }
+)
+"""First words of headings that say what kind of text follows, not what it is about ('See also', 'Note')."""
+
+
+def _label(items: Sequence[Evidence]) -> str:
+    """The heading a quote stands under, when it reads as a title and its words are not already in the quote."""
+    section = items[0].section.strip().rstrip(":").strip() if items else ""
+    if not section or len(section) > _LABEL_MAX_CHARS or _NOT_A_TITLE.search(section):
+        return ""
+    title = words(section)
+    if not title or title[0] in _GENERIC_TITLES or set(title) <= set(words(items[0].quote)):
+        return ""
+    return section
+
+
 def _series(parts: Sequence[str]) -> str:
     """`a`, `a and b`, `a, b and c`."""
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
-def _cited_lines(findings: Sequence[Finding], citations: _Citations) -> list[str]:
-    return [line for line in (citations.line(f) for f in findings) if line is not None]
+def _cited_lines(findings: Sequence[Finding], citations: _Citations, labelled: bool = False) -> list[str]:
+    return [line for line in (citations.line(f, labelled=labelled) for f in findings) if line is not None]
 
 
 def _section(heading: str, body: Sequence[str], empty: str) -> list[str]:
@@ -139,12 +168,13 @@ def _report_body(report: ResearchReport, summary: str, citations: _Citations) ->
     lines: list[str] = []
     if summary or not report.answer:
         lines += _section("Summary", [summary] if summary else [], "No summary could be supported by the sources.")
-    key = [f"{i}. {line}" for i, line in enumerate(_cited_lines(report.key_findings, citations), start=1)]
+    numbered = enumerate(_cited_lines(report.key_findings, citations, labelled=True), start=1)
+    key = [f"{i}. {line}" for i, line in numbered]
     lines += _section("Key findings", key, "No key findings could be supported by the sources.")
 
     by_question: list[str] = []
     for section in report.sections:
-        found = _cited_lines(section.findings, citations)
+        found = _cited_lines(section.findings, citations, labelled=True)
         body = [f"- {line}" for line in found] or ["_No verified findings._"]
         by_question += [f"### {escape_markdown(section.heading) or 'Findings'}", "", *body, ""]
     lines += _section("Findings by sub-question", by_question[:-1], "No findings.")

@@ -223,3 +223,45 @@ def test_a_quotation_in_a_written_statement_is_cited_only_to_evidence_that_holds
         '3. Gamma says "blazing" \\[unverified\\].',
     ]
     assert check_rendered_citations(markdown, TEXTS) == []
+
+
+def test_a_quote_opens_with_the_heading_it_stands_under_unless_it_says_so_itself() -> None:
+    evidence = {
+        "eh": Evidence(
+            id="eh",
+            claim="c",
+            quote="Alpha says the cache is fast",
+            source_id="a",
+            sub_question_id="q1",
+            section="High Concurrency",
+        ),
+        "es": Evidence(
+            id="es", claim="c", quote="restarts are rare", source_id="a", sub_question_id="q1", section="Restarts"
+        ),
+        "ec": Evidence(
+            id="ec",
+            claim="c",
+            quote="the cache is slow under load",
+            source_id="b",
+            sub_question_id="q1",
+            section="tail -f error_log",
+        ),
+        "en": Evidence(
+            id="en", claim="c", quote="nothing in particular", source_id="c", sub_question_id="q1", section="See also"
+        ),
+    }
+    findings = [Finding(text=e.quote, evidence_ids=[e.id], verbatim=True) for e in evidence.values()]
+    report = _report(
+        summary=findings[:1],
+        key_findings=findings,
+        sections=[ReportSection(sub_question_id="q1", heading="Is it fast?", findings=findings)],
+    )
+    markdown = render_markdown(report, SOURCES, evidence, CitationStyle.NUMERIC)
+    assert "1. **High Concurrency:** \u201cAlpha says the cache is fast\u201d [1]" in markdown
+    assert "- **High Concurrency:** \u201cAlpha says the cache is fast\u201d [1]" in markdown
+    assert "2. \u201crestarts are rare\u201d [1]" in markdown  # 'Restarts' is said by the quote itself
+    # A code line read as a heading, or a heading that only says what kind of text follows, is no label.
+    assert "3. \u201cthe cache is slow under load\u201d [2]" in markdown
+    assert "4. \u201cnothing in particular\u201d [3]" in markdown
+    assert "**High Concurrency:**" not in _section(markdown, "Summary")
+    assert check_rendered_citations(markdown, TEXTS) == []

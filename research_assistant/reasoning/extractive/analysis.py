@@ -105,7 +105,10 @@ def expected_answer(question: str) -> str | None:
         return None  # 'Does httpd read .htaccess files by default?' is answered by yes or no, not a figure
     if q.startswith("when") or re.search(r"\bwhat (?:year|date|day|time)\b|\bin which year\b", q):
         return "date"
-    if any(cue in q for cue in NUMERIC_CUES) or any(w in _NUMERIC_ATTRIBUTES for w in words(q)[:10]):
+    # 'Which format specifier adds how long the request took?' asks for a name: the cue is in a clause of its own.
+    selecting = q.startswith(("which ", "what ")) and asked_for(question).kind != "number"
+    cued = not selecting and any(cue in q for cue in NUMERIC_CUES)
+    if cued or any(w in _NUMERIC_ATTRIBUTES for w in words(q)[:10]):
         return "number"
     if re.search(r"\bcapital (?:city )?of\b", q):
         return "place"

@@ -12,7 +12,13 @@ import re
 from dataclasses import dataclass
 
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
-from research_assistant.reasoning.extractive.sentences import Sentence, is_informative, looks_like_code, split_sentences
+from research_assistant.reasoning.extractive.sentences import (
+    Sentence,
+    is_informative,
+    is_table_row,
+    looks_like_code,
+    split_sentences,
+)
 from research_assistant.schemas import Passage
 from research_assistant.text.tokens import words
 
@@ -41,6 +47,9 @@ class Candidate:
     """For a span of two sentences or a lead-in with its list: where the second part starts (0 otherwise)."""
     row: bool = False
     """A table row: its heading holds the table's header row, which says what each cell is."""
+    section: str = ""
+    """The heading of the section the sentence stands in: the first of the short lines above it, where
+    several stand together ('Graceful Restart' / 'Signal: USR1' / 'apache2ctl -k graceful'); else `heading`."""
 
 
 def candidates(passages: list[Passage]) -> list[Candidate]:
@@ -57,13 +66,15 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
         sentences = split_sentences(text)
         body_start = len(text) - len(text.lstrip())
         body_end = len(text.rstrip())
-        heading, lead = "", False
+        heading, lead, section = "", False, ""
         header_row = ""
+        under_heading, run = False, 0
         for position, sentence in enumerate(sentences):
             following = sentences[position + 1] if position + 1 < len(sentences) else None
-            if _is_row(sentence.text):
+            after_heading, under_heading = under_heading, False
+            if is_table_row(sentence.text):
                 previous = sentences[position - 1] if position else None
-                if previous is None or not _is_row(previous.text):
+                if previous is None or not is_table_row(previous.text):
                     header_row = sentence.text
                 elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
                     found.append(
@@ -76,6 +87,7 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
                             f"{heading} {header_row}".strip(),
                             True,
                             row=True,
+                            section=section,
                         )
                     )
                 continue
@@ -84,12 +96,26 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
                 # relative'), quoted together since the description alone does not say what it describes.
                 start = sentences[position - 1].start
                 found.append(
-                    Candidate(index, start, sentence.end, text[start : sentence.end], sentence.text, heading, True)
+                    Candidate(
+                        index,
+                        start,
+                        sentence.end,
+                        text[start : sentence.end],
+                        sentence.text,
+                        heading,
+                        True,
+                        section=section,
+                    )
                 )
                 lead = False
                 continue
             if _is_heading(sentence, following):
                 heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
+                run = run + 1 if after_heading else 1
+                # A few short lines together are a heading over term lines; more are a list or a table of
+                # contents, whose last line heads what follows.
+                section = section if after_heading and run <= _SECTION_RUN else heading
+                under_heading = True
                 continue
             if not is_informative(sentence.text):
                 continue
@@ -99,12 +125,23 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
                 continue  # ends mid-sentence: the chunk was cut inside it
             start = _context_start(text, sentences, position)
             found.append(
-                Candidate(index, start, sentence.end, text[start : sentence.end], sentence.text, heading, lead)
+                Candidate(
+                    index,
+                    start,
+                    sentence.end,
+                    text[start : sentence.end],
+                    sentence.text,
+                    heading,
+                    lead,
+                    section=section,
+                )
             )
             for end in _extensions(text, sentences, position, body_end):
                 # A list is read by its lead-in; two or three sentences by all of them.
                 focal = sentence.text if sentence.text.endswith(":") else text[sentence.start : end]
-                found.append(Candidate(index, start, end, text[start:end], focal, heading, lead, split=sentence.end))
+                found.append(
+                    Candidate(index, start, end, text[start:end], focal, heading, lead, sentence.end, section=section)
+                )
             lead = False
     return found
 
@@ -112,12 +149,6 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
 _PAIR_MAX_CHARS = 520
 _LIST_MAX_CHARS = 700
 _ITEM_MAX_CHARS = 250
-_ROW = re.compile(r"\S \| \S")
-
-
-def _is_row(text: str) -> bool:
-    """A table row as the HTML extractor writes it: cells joined by ' | ', on one line."""
-    return bool(_ROW.search(text)) and "\n" not in text and len(text) <= 400
 
 
 _ENTRY_MAX_CHARS = 160
@@ -166,6 +197,8 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
     return ends
 
 
+_SECTION_RUN = 3
+"""The most short lines in a row that are read as one section's heading and its term lines."""
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")

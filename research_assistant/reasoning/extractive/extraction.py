@@ -85,6 +85,7 @@ def extract_evidence(
                 sub_question_id=sub_question.id,
                 score=round(min(1.0, scores[i]), 4),
                 answer=round(_judged_answer(scores[i], scored[i][1]), 4),
+                section=candidate.section,
             )
         )
     return evidence

@@ -19,7 +19,8 @@ FRAMING_WORDS: frozenset[str] = _set(
     "compare compared comparing comparison contrast difference differences differ differs better worse "
     "best worst way ways pros cons step steps main happen happens happened latest recent recently current "
     "currently today nowadays exactly actually really get gets go need needs want overview thing things "
-    "anything something lot lots considered consider meaning meant define defined definition aspect aspects"
+    "anything something lot lots considered consider meaning meant define defined definition aspect aspects "
+    "opposed unlike versus vs"
 )
 """Words that frame a question rather than name its subject; RAKE splits phrases on them."""
 

@@ -106,6 +106,8 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
     seen: set[str] = set()
     for phrase in phrases:
         text = question[phrase[0].start : phrase[-1].end]
+        if text.count("(") != text.count(")"):
+            text = text.strip("()")  # 'write-ahead logging (WAL) work': the '(WAL)' split off leaves 'WAL)'
         if text.lower() in seen:
             continue
         seen.add(text.lower())
@@ -119,7 +121,8 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
 
 
 def _add(found: list[tuple[int, str]], start: int, text: str) -> None:
-    text = text.strip(" .,;:")
+    text = re.sub(r"['’]s$", "", text.strip(" .,;:"))  # 'Apache's event MPM': the name is 'Apache'
+
     if len(text) >= 2:
         found.append((start, text))
 

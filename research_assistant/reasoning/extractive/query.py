@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from research_assistant.reasoning.answers import asked_for, without_context, without_framing
@@ -9,6 +10,7 @@ from research_assistant.reasoning.extractive.analysis import cached_analysis, cl
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_keywords
 from research_assistant.reasoning.extractive.shapes import defined_subject
+from research_assistant.reasoning.extractive.slots import comparison_sides
 from research_assistant.reasoning.extractive.terms import synonyms
 from research_assistant.schemas import QueryAnalysis, QueryType, SubQuestion
 from research_assistant.text.tokens import content_terms, terms_of
@@ -57,6 +59,9 @@ class Query:
     """Expected answer shape: number, date, person, place, definition, comparison, procedure."""
     text: str
     """Text the candidates' vectors are compared with."""
+    sides: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    """For a comparison: the terms that tell its two sides apart ('graceful' and 'normal' for 'a graceful
+    restart and a normal restart'), empty when the question does not say."""
 
 
 def _asked_terms(text: str) -> list[str]:
@@ -119,9 +124,22 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
         kind = "definition"  # 'In the Apache HTTP Server, what is a handler?'
     if kind == "definition":
         subject = defined_subject(without_context(sub_question.text)) or subject
-    if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2:
+    sides = _sides(question, analysis) if analysis.query_type is QueryType.COMPARATIVE else ((), ())
+    # A sub-question about one side ('Overview of graceful restart') asks about that side, not for a contrast.
+    names_both = all(set(side) & set(sub_terms) for side in sides if side)
+    if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2 and names_both:
         kind = "comparison"
     if kind is None and classify(sub_question.text) is QueryType.PROCEDURAL:
         kind = "procedure"
     text = sub_question.text if focused else f"{sub_question.text} {' '.join(analysis.keywords)}"
-    return Query(core, expanded, concepts, specific or topic, subject, entities, kind, text)
+    return Query(core, expanded, concepts, specific or topic, subject, entities, kind, text, sides)
+
+
+_QUALIFIER = re.compile(r"\s(?:of|in|on|for|with|within|from|under)\s", re.IGNORECASE)
+
+
+def _sides(question: str, analysis: QueryAnalysis) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The terms of each compared side that the other side lacks, qualifiers aside: '... a normal restart of
+    Apache httpd' compares restarts, and 'of Apache httpd' holds for both."""
+    a, b = (terms_of(_QUALIFIER.split(side, maxsplit=1)[0]) for side in comparison_sides(question, analysis))
+    return tuple(t for t in a if t not in b), tuple(t for t in b if t not in a)

@@ -33,7 +33,7 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
+from research_assistant.reasoning.answers import Asked, answer_strength, asked_for, without_context
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate
 from research_assistant.reasoning.extractive.query import Concept, build_query
@@ -190,12 +190,18 @@ def candidate_features(
     query = build_query(question, sub_question, analysis)
     asked = asked_for(sub_question.text)
     literals = quoted_literals(sub_question.text)
-    names = names_in(sub_question.text)
+    # 'Besides SHARED and EXCLUSIVE, what other lock states ...?': the names set aside are not what is asked.
+    aside = _SET_ASIDE.match(sub_question.text)
+    excluded = names_in(aside.group(1)) if aside else set()
+    names = names_in(sub_question.text) - excluded
     query_vector = embedder.vector(query.text)
     terms = [with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
     # subject a document names once still counts for the sentences that state facts about it.
     titles = [terms_of(f"{passages[c.passage_index].title}\n{c.heading}") for c in found]
+    titles = [
+        title + [t for t in terms_of(c.section) if t not in title] for title, c in zip(titles, found, strict=True)
+    ]
     index = BM25(
         [sentence + [t for t in title if t not in sentence] for sentence, title in zip(terms, titles, strict=True)],
         b=0.5,
@@ -204,7 +210,8 @@ def candidate_features(
     asked_terms = frozenset(terms_of(sub_question.text))
     # Rows of a table that has a row keyed by an asked name are about other things; elsewhere a name the
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
-    asked_words = frozenset(content_terms(sub_question.text))
+    asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
+    selecting = bool(SELECTING.match(without_context(sub_question.text)))
     keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c, asked_words)[0]}
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
@@ -216,12 +223,20 @@ def candidate_features(
     for i, candidate in enumerate(found):
         # The first sentence under a term line reads with it ('global interpreter lock' / 'The mechanism ...').
         heading = set(terms_of(candidate.heading))
-        titled_by_question = heading_bonus(asked_terms, "" if candidate.row else candidate.heading)
+        titled_by_heading = heading_bonus(asked_terms, "" if candidate.row else candidate.heading)
+        titled_by_section = heading_bonus(asked_terms, "" if candidate.row else candidate.section)
+        titled_by_question = max(titled_by_heading, titled_by_section)
         # The section's own heading reads with each of its sentences when it is the question's own words.
-        present = set(terms[i]) | (heading if candidate.lead or titled_by_question else set())
+        present = set(terms[i]) | (heading if candidate.lead or titled_by_heading else set())
+        present |= set(terms_of(candidate.section)) if titled_by_section else set()
         keyed = key_fit(names, candidate, asked_words)
-        if candidate.row and (candidate.passage_index, candidate.heading) not in keyed_tables:
-            keyed = (keyed[0], 1.0)  # no row of this table is the one asked about: none is another one
+        if excluded and (key := row_key(candidate)) is not None and _keyed_by(key, excluded):
+            features.append(None)  # a row or entry about a thing the question sets aside answers nothing
+            continue
+        if candidate.row and (selecting or (candidate.passage_index, candidate.heading) not in keyed_tables):
+            # No row of this table is the one asked about, so none is another one; and 'Which specifier adds
+            # ...?' asks for a row's key, whatever names the question uses.
+            keyed = (keyed[0], 1.0)
         # Anything under a heading or term line is about what it names ('PYTHONHASHSEED' / 'The integer must
         # be ...'), so a sentence that leaves its subject to the heading may still be evidence; so is a row
         # keyed by a name too short to be a search term ('%W | week of year: 00-53').
@@ -235,12 +250,14 @@ def candidate_features(
         )
         opening = set(content_terms(" ".join(words(candidate.focal)[:8])))
         defined = candidate.heading if candidate.lead else ""
-        shape = shape_bonus(query.kind, candidate.quote, question, query.subject, present, defined)
+        shape = shape_bonus(query.kind, candidate.quote, question, query.subject, present, defined, query.sides)
         # A table row is read with its header row ('Item | Upper Limit' over 'field size | 1 GB').
         answered = f"{candidate.heading}\n{candidate.quote}" if candidate.row else candidate.quote
         answer = answer_strength(asked, answered, sub_question.text)
         if query.kind in SHAPED_ANSWERS and asked.kind in (None, query.kind):  # `shape_bonus` knows the subject
             answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
+        if selecting and candidate.row and asked.kind is None and not keyed[0]:
+            answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
@@ -273,6 +290,12 @@ def candidate_features(
     return features
 
 
+SELECTING = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|should|will|would)\b)[\w-]+", re.I)
+"""'Which specifier ...?', 'What function ...?': the question asks which thing it is, a name."""
+_SET_ASIDE = re.compile(r"^\s*(?:besides|apart from|aside from|other than|except(?: for)?)\s+([^,?]+),", re.I)
+SELECTED_ROW = 0.5
+"""The answer strength of a table row for a question that asks which thing it is: the row's first cell names
+a thing, and whether its other cells describe what was asked is for relevance to say."""
 COMPARED_IN_SECTION = 0.75
 """The answer strength of a sentence about either side under a heading that is the comparison asked about."""
 HEADING_BONUS = 0.12

@@ -162,12 +162,24 @@ def split_sentences(text: str) -> list[Sentence]:
     for index, (first, last) in enumerate(_segments(text)):
         seg_start, seg_end = _trim(text, first, last)
         segment = text[seg_start:seg_end]
+        if is_table_row(segment):  # a row is read whole, however many sentences its cells hold
+            sentences.append(Sentence(segment, seg_start, seg_end, index))
+            continue
         for s, e in tokenizer.span_tokenize(segment):
             for a, b in _split_long(text, seg_start + s, seg_start + e):
                 start, end = _trim(text, a, b)
                 if end > start:
                     sentences.append(Sentence(text[start:end], start, end, index))
     return sentences
+
+
+ROW_MAX_CHARS = 600
+_ROW = re.compile(r"\S \| \S")
+
+
+def is_table_row(text: str) -> bool:
+    """A table row as the HTML extractor writes it: cells joined by ' | ', on one line."""
+    return bool(_ROW.search(text)) and "\n" not in text and len(text) <= ROW_MAX_CHARS
 
 
 def _is_title_case(sentence: str) -> bool:

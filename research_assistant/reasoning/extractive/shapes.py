@@ -72,14 +72,19 @@ def shape_bonus(
     subject_terms: list[str],
     present: set[str],
     defined_heading: str = "",
+    sides: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> float:
-    """`defined_heading`: the heading or term line the quote is the first sentence under, if any."""
+    """`defined_heading`: the heading or term line the quote is the first sentence under, if any; `sides`: the
+    terms that tell a comparison's two sides apart, when the question names them."""
     if kind == "procedure":
         code = 0.04 if _CODE_TOKEN.search(quote) else 0.0
         return (0.08 if _INSTRUCTION.search(quote) else 0.0) + code
     if kind == "comparison":
-        sides = sum(t in present for t in dict.fromkeys(subject_terms))
-        return 0.12 if sides >= 2 and _CONTRAST.search(quote) else 0.0
+        if all(sides):  # a contrast names both sides, not two words of one ('restart' and 'httpd')
+            both = all(any(t in present for t in side) for side in sides)
+        else:
+            both = sum(t in present for t in dict.fromkeys(subject_terms)) >= 2
+        return 0.12 if both and _CONTRAST.search(quote) else 0.0
     if kind == "number":
         asked = set(numbers_in(question))
         if not any(n not in asked for n in numbers_in(_without_labels(quote))):

@@ -24,10 +24,14 @@ _ASPECT_OF = re.compile(
 )
 _NOUN_PHRASE = re.compile(
     r"^\s*(?:what (?:is|are|was|were)|define|(?:the )?(?:definition|meaning) of)\s+(.+?)[?.!]*$|"
-    r"^\s*what does (.+?) mean\b",
+    r"^\s*what does (.+?) mean\b|"
+    r"^\s*how (?:does|do|did|can|could|would|will) (.+?) (?:work|function|operate|behave|handle|deal|manage|"
+    r"interact|happen|decide|choose|determine|store|keep|ensure|prevent|avoid|support|implement|achieve|perform|"
+    r"process|compare|differ)s?\b",
     re.IGNORECASE,
 )
-"""'What is X?', 'Define X', 'What does X mean?': X is a noun phrase as the question writes it."""
+"""'What is X?', 'Define X', 'What does X mean?', 'How does X work (with Y)?': X is a noun phrase as the
+question writes it."""
 _NOT_A_NOUN_PHRASE = re.compile(r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did)\b", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)

@@ -384,3 +384,103 @@ def test_a_row_keyed_by_a_word_that_only_says_what_a_cell_is_is_not_keyed() -> N
     row = next(c for c in candidates([Passage(source_id="s1", text=table)]) if c.quote.startswith("Default"))
     question = "What is the default timeout?"
     assert key_fit(names_in(question), row, frozenset(content_terms(question)))[0] == 0.0
+
+
+RESTARTS = Passage(
+    source_id="s-stop",
+    title="Stopping and Restarting",
+    text=(
+        "Graceful Restart\n\n"
+        "Signal: USR1\n\n"
+        "apachectl -k graceful\n\n"
+        "The USR1 signal causes the parent process to advise the children to exit after their current request.\n\n"
+        "Restart Now\n\n"
+        "Signal: HUP\n\n"
+        "apachectl -k restart\n\n"
+        "Sending the HUP signal causes the parent to kill off its children, but the parent does not exit. "
+        "As with a graceful restart, a syntax check is run before the restart is attempted."
+    ),
+)
+
+
+def test_a_sentence_under_several_short_lines_stands_in_the_section_the_first_one_names() -> None:
+    found = {c.focal[:20]: c for c in candidates([RESTARTS])}
+    advice = found["The USR1 signal caus"]
+    assert advice.heading == "apachectl -k graceful" and advice.section == "Graceful Restart"
+    assert found["Sending the HUP sign"].section == "Restart Now"
+
+
+def test_a_sentence_in_the_section_the_sub_question_names_outranks_its_twin_elsewhere() -> None:
+    from research_assistant.reasoning.extractive.scoring import score_candidates
+
+    sentence = "The parent process advises the children to exit after their current request."
+    text = f"Graceful Restart\n\nSignal: USR1\n\nkill -USR1 pid\n\n{sentence}\n\nOther Notes\n\n{sentence}"
+    passages = [Passage(source_id="s1", title="Stopping", text=text)]
+    found = candidates(passages)
+    question = "What is the difference between a graceful restart and a normal restart?"
+    sub_question = SubQuestion(id="q2", text="Overview of graceful restart")
+    [(in_section, _), (elsewhere, _)] = score_candidates(question, sub_question, passages, found, Embedder())
+    assert [c.section for c in found] == ["Graceful Restart", "Other Notes"]
+    assert in_section > elsewhere
+
+
+def test_a_contrast_for_a_comparison_names_both_sides_not_two_words_of_one() -> None:
+    from research_assistant.reasoning.extractive.query import build_query
+
+    question = "What is the difference between a graceful restart and a normal restart of Apache httpd?"
+    whole = build_query(question, SubQuestion(id="q1", text=question))
+    one_side = build_query(question, SubQuestion(id="q2", text="Overview of graceful restart"))
+    assert whole.kind == "comparison" and whole.sides == (("grace",), ("normal",))
+    assert one_side.kind is None  # a sub-question about one side asks about it, not for a contrast
+
+
+def test_the_last_line_of_a_table_of_contents_heads_what_follows() -> None:
+    text = (
+        "Contents\n\nIntroduction\n\nUsage\n\nLimits\n\nThe longest string is one billion bytes long, as the "
+        "limits page says."
+    )
+    [found] = candidates([Passage(source_id="s1", text=text)])
+    assert found.section == found.heading == "Limits"
+
+
+HEADER_FORMATS = Passage(
+    source_id="s-headers",
+    title="mod_headers",
+    text=(
+        "Format | Description\n\n"
+        "%t | The time the request was received in Universal Coordinated Time since the epoch.\n\n"
+        "%D | The time from when the request was received to the time the headers are sent on the wire. This is a "
+        "measure of the duration of the request.\n\n"
+        "%l | The current load averages of the actual server itself."
+    ),
+)
+
+
+def test_a_table_row_is_one_candidate_however_many_sentences_its_cells_hold() -> None:
+    rows = [c.quote for c in candidates([HEADER_FORMATS]) if c.row]
+    assert len(rows) == 3 and rows[1].startswith("%D | ") and rows[1].endswith("duration of the request.")
+
+
+def test_a_which_question_is_answered_by_the_row_its_other_cells_describe() -> None:
+    question = "Which format specifier measures how long the request took until the headers are sent?"
+    [first, *_] = extract(question, question, [HEADER_FORMATS])
+    assert first.quote.startswith("%D | ") and (first.answer or 0) > 0
+
+
+def test_names_the_question_sets_aside_do_not_key_the_row_that_answers() -> None:
+    locks = Passage(
+        source_id="s-locks",
+        text=(
+            "Lock | Meaning\n\n"
+            "SHARED | The database may be read but not written.\n\n"
+            "RESERVED | A RESERVED lock means that the process is planning on writing to the database file.\n\n"
+            "EXCLUSIVE | An EXCLUSIVE lock is needed in order to write to the database file."
+        ),
+    )
+    from research_assistant.reasoning.extractive.scoring import candidate_features
+
+    question = "Besides SHARED and EXCLUSIVE, what other lock states can a database file be in?"
+    found = candidates([locks])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [locks], found, Embedder())
+    kept = [c.quote.split(" | ")[0] for c, f in zip(found, features, strict=True) if f is not None]
+    assert kept == ["RESERVED"]
