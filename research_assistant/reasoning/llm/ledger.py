@@ -6,13 +6,17 @@ counted too: those answered from the cache (no tokens) and those that failed
 (an error, or a reply that could not be used), so that a run whose usage is 0
 tokens can say why. The ledger refuses a call once the run has spent its
 budget, and tells research to stop a little earlier, so that the report can
-still be written.
+still be written. What a step's calls spend is also counted in that step's
+`spent` scope (a context variable, so steps that run at once each count only
+their own calls), which the step hands to the run's state.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from research_assistant.schemas import ModelUsage, RoleUsage, TokenUsage
@@ -44,10 +48,23 @@ class CallCounts:
         return CallCounts(self.calls + other.calls, self.cached + other.cached, self.failed + other.failed)
 
 
+class Spending:
+    """What the model calls of one step spent, added to as they are made."""
+
+    def __init__(self, ledger: TokenLedger) -> None:
+        self.ledger = ledger
+        self.usage = ModelUsage()
+
+
+_STEP: ContextVar[Spending | None] = ContextVar("model_step", default=None)
+"""The spending of the step whose calls are being made, in this task and the tasks it starts."""
+
+
 class TokenLedger:
     """One run's model usage and budget: what was spent before this process opened the run (`spent`, from the
-    run's checkpointed state) and what its calls add; `take` hands over what was added since it was last taken,
-    for the step to put in the run's state."""
+    run's checkpointed state) and what its calls add. A step's calls are counted in its `step` scope too, which
+    the step puts in the run's state; `take` hands over the rest: calls made outside a step, or by a step cut
+    short."""
 
     def __init__(
         self,
@@ -60,7 +77,7 @@ class TokenLedger:
         self.budget_tokens = budget_tokens
         self.budget_usd = budget_usd
         self._total = spent or ModelUsage()
-        self._pending = ModelUsage()
+        self._unclaimed = ModelUsage()
         self._lock = threading.Lock()
 
     def record(
@@ -82,14 +99,33 @@ class TokenLedger:
 
     def _add(self, role: str, usage: RoleUsage) -> None:
         step = ModelUsage(roles={role: usage})
+        spending = _STEP.get()
         with self._lock:
             self._total += step
-            self._pending += step
+            if spending is not None and spending.ledger is self:
+                spending.usage += step
+            else:
+                self._unclaimed += step
+
+    @contextlib.contextmanager
+    def step(self) -> Iterator[Spending]:
+        """The scope of one step: the calls made in it (in this task, and tasks it starts) are counted in the
+        spending it yields. A step cut short (cancelled, or failed) leaves what it spent to `take`."""
+        spending = Spending(self)
+        token = _STEP.set(spending)
+        try:
+            yield spending
+        except BaseException:
+            with self._lock:
+                self._unclaimed += spending.usage
+            raise
+        finally:
+            _STEP.reset(token)
 
     def take(self) -> ModelUsage:
-        """The usage added since the last `take` (by this process), and forget it."""
+        """The usage (added by this process) no step has handed over since the last `take`, and forget it."""
         with self._lock:
-            taken, self._pending = self._pending, ModelUsage()
+            taken, self._unclaimed = self._unclaimed, ModelUsage()
         return taken
 
     @property
