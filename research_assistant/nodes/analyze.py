@@ -20,7 +20,8 @@ async def analyze_query(state: ResearchState, runtime: Runtime[Context]) -> dict
     if not question:
         raise ValueError("the question is empty")
     services = services_of(runtime.context)
-    analysis = await services.reasoner.analyze(question)
+    step = await services.reasoner.analyze(question)
+    analysis = step.value
     emit(
         runtime,
         "analyze_query",
@@ -33,6 +34,6 @@ async def analyze_query(state: ResearchState, runtime: Runtime[Context]) -> dict
         "analysis": analysis,
         "run_id": state.run_id or uuid.uuid4().hex[:12],
         "started_at": time.time(),
-        "notices": [*services.notices, *reasoner_notices(runtime, "analyze_query", services.reasoner)],
-        "model_usage": usage_of(services.reasoner, "analyze_query"),
+        "notices": [*services.notices, *reasoner_notices(runtime, "analyze_query", step)],
+        "model_usage": usage_of(step, "analyze_query"),
     }

@@ -115,13 +115,14 @@ async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str,
     reasoner = services_of(runtime.context).reasoner
     if not extracted_on_read(source, reasoner):
         return {"sources": {source.id: read}, "notices": notices}  # `extract` ranks these sources together
-    found = await evidence_in(source.id, state.question, state.sub_questions, state.analysis, runtime.context)
+    step = await evidence_in(source.id, state.question, state.sub_questions, state.analysis, runtime.context)
+    found = step.value
     emit(runtime, "browse", f"{len(found)} evidence items found in {read.title}")
     return {
         "sources": {source.id: read},
         "found": {item.id: item for item in found},
-        "notices": [*notices, *reasoner_notices(runtime, "extract", reasoner)],
-        "model_usage": usage_of(reasoner, f"extract {state.iteration + 1}: {source.id}"),
+        "notices": [*notices, *reasoner_notices(runtime, "extract", step)],
+        "model_usage": usage_of(step, f"extract {state.iteration + 1}: {source.id}"),
     }
 
 

@@ -75,7 +75,7 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
     assert state.plan is not None, "plan_strategy runs first"
     iteration = state.iteration + 1
     services = services_of(runtime.context)
-    assessment = await services.reasoner.evaluate(
+    step = await services.reasoner.evaluate(
         state.question,
         state.plan,
         list(state.evidence.values()),
@@ -84,9 +84,10 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
         state.search_history,
         state.analysis,
     )
+    assessment = step.value
     reason, queries = stop_reason(state, runtime.context, assessment, iteration, time.time())
     covered = sum(1 for item in assessment.coverage if item.covered)
-    notices = reasoner_notices(runtime, "evaluate_progress", services.reasoner)
+    notices = reasoner_notices(runtime, "evaluate_progress", step)
     if reason and not reached(assessment, services, runtime.context):
         notices.append(Notice(message=f"Research stopped before reaching its confidence threshold: {reason}."))
     emit(
@@ -106,5 +107,5 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
         "pending_queries": queries,
         "stop_reason": reason,
         "notices": notices,
-        "model_usage": usage_of(services.reasoner, f"evaluate_progress {iteration}"),
+        "model_usage": usage_of(step, f"evaluate_progress {iteration}"),
     }

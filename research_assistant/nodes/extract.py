@@ -22,6 +22,7 @@ reasoner must copy, never rewrite.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -34,7 +35,7 @@ from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.reasoning.base import Reasoner
+from research_assistant.reasoning.base import Reasoner, Step, joined
 from research_assistant.schemas import (
     Evidence,
     Passage,
@@ -78,7 +79,7 @@ async def _extract_one(
     source_ids: list[str],
     text_of: Callable[[str], str | None],
     analysis: QueryAnalysis | None,
-) -> list[Evidence]:
+) -> Step[list[Evidence]]:
     profile = context.profile
     passages = await in_thread(  # a cancelled run stops waiting for the repository's lock
         services.repository.retrieve,
@@ -89,13 +90,13 @@ async def _extract_one(
     )
     keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, text_of)
     if not passages and not keyed:
-        return []
+        return Step([])
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)
     async with limit("reasoner.extract", MODEL_CALLS_AT_ONCE):
         found = await services.reasoner.extract(
             question, sub_question, passages, profile.evidence_per_sub_question, analysis
         )
-    return [item for item in found if _quoted_from(item, passages)]
+    return dataclasses.replace(found, value=[item for item in found.value if _quoted_from(item, passages)])
 
 
 async def evidence_in(
@@ -104,8 +105,9 @@ async def evidence_in(
     sub_questions: list[SubQuestion],
     analysis: QueryAnalysis | None,
     context: Context,
-) -> list[Evidence]:
-    """The evidence one read source holds, for every sub-question, best first within each."""
+) -> Step[list[Evidence]]:
+    """The evidence one read source holds, for every sub-question, best first within each, with what the
+    reasoner said and spent finding it."""
     services = services_of(context)
     # Every sub-question reads the same text: the cache file is read and parsed once.
     text_of = functools.lru_cache(maxsize=None)(services.documents.text)
@@ -115,7 +117,7 @@ async def evidence_in(
             for sub_question in sub_questions
         )
     )
-    return [item for batch in batches for item in batch]
+    return joined(batches)
 
 
 def select_evidence(
@@ -166,11 +168,13 @@ def select_evidence(
     return kept
 
 
-async def _pooled(services: Services, context: Context, state: ResearchState, source_ids: list[str]) -> list[Evidence]:
+async def _pooled(
+    services: Services, context: Context, state: ResearchState, source_ids: list[str]
+) -> Step[list[Evidence]]:
     """The evidence of sources read together, per sub-question ranked across all of them."""
     assert state.plan is not None, "plan_strategy runs first"
     if not source_ids:
-        return []
+        return Step([])
     # Every sub-question reads the same sources' texts: each cache file is read and parsed once per step.
     text_of = functools.lru_cache(maxsize=None)(services.documents.text)
     batches = await asyncio.gather(
@@ -179,7 +183,7 @@ async def _pooled(services: Services, context: Context, state: ResearchState, so
             for sub_question in state.plan.sub_questions
         )
     )
-    return [item for batch in batches for item in batch]
+    return joined(batches)
 
 
 async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -191,7 +195,8 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
         return {}
     services = services_of(runtime.context)
     on_read = {sid for sid in fresh if extracted_on_read(state.sources[sid], services.reasoner)}
-    kept = await _pooled(services, runtime.context, state, [sid for sid in fresh if sid not in on_read])
+    pooled = await _pooled(services, runtime.context, state, [sid for sid in fresh if sid not in on_read])
+    kept = pooled.value
     read_by_tasks = [item for item in state.found.values() if item.source_id in on_read]
     if read_by_tasks:
         order = {source_id: position for position, source_id in enumerate(fresh)}
@@ -208,6 +213,6 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
     )
     return {
         "evidence": found,
-        "notices": reasoner_notices(runtime, "extract", services.reasoner),
-        "model_usage": usage_of(services.reasoner, f"extract {state.iteration + 1}"),
+        "notices": reasoner_notices(runtime, "extract", pooled),
+        "model_usage": usage_of(pooled, f"extract {state.iteration + 1}"),
     }

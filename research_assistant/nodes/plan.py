@@ -31,7 +31,8 @@ def queries_of(plan: ResearchPlan) -> list[SearchQuery]:
 async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     assert state.analysis is not None, "analyze_query runs first"
     services = services_of(runtime.context)
-    plan = await services.reasoner.plan(state.question, state.analysis, runtime.context.profile)
+    step = await services.reasoner.plan(state.question, state.analysis, runtime.context.profile)
+    plan = step.value
     queries = queries_of(plan)
     emit(
         runtime,
@@ -43,6 +44,6 @@ async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict
     return {
         "plan": plan,
         "pending_queries": queries,
-        "notices": reasoner_notices(runtime, "plan_strategy", services.reasoner),
-        "model_usage": usage_of(services.reasoner, "plan_strategy"),
+        "notices": reasoner_notices(runtime, "plan_strategy", step),
+        "model_usage": usage_of(step, "plan_strategy"),
     }

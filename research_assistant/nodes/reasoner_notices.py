@@ -1,5 +1,5 @@
-"""What the reasoner has to say after a step: what went wrong (a fallback, an unusable reply), passed on to
-the run, and what its models spent, added to the run's state."""
+"""What a reasoner's step has to say besides its value: what went wrong (a fallback, an unusable reply), passed
+on to the run, and what its models spent, added to the run's state."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_assistant.progress import emit
-from research_assistant.reasoning.base import Reasoner
+from research_assistant.reasoning.base import Step
 from research_assistant.schemas import ModelUsage, Notice
 
 
-def reasoner_notices(runtime: Runtime[Any], node: str, reasoner: Reasoner) -> list[Notice]:
-    """The reasoner's notices since its last step, each also shown as a warning in the progress."""
-    notices = reasoner.take_notices()
+def reasoner_notices(runtime: Runtime[Any], node: str, step: Step[Any]) -> list[Notice]:
+    """The step's notices, each also shown as a warning in the progress."""
+    notices = step.said()
     for notice in notices:
         emit(runtime, node, notice.message, level="warning")
     return notices
 
 
-def usage_of(reasoner: Reasoner, step: str) -> dict[str, ModelUsage]:
-    """The `model_usage` update of a step: what the reasoner's models spent since its last step, under `step`."""
-    spent = reasoner.take_usage()
-    return {step: spent} if spent.roles else {}
+def usage_of(step: Step[Any], label: str) -> dict[str, ModelUsage]:
+    """The `model_usage` update of a step: what its models spent, under `label`."""
+    return {label: step.usage} if step.usage.roles else {}

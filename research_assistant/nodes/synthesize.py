@@ -29,7 +29,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     reasoner = services.reasoner
     latest = state.assessments[-1] if state.assessments else None
     # A run stopped early (time limit, cancelled) may reach synthesis before analysis or planning finished.
-    draft = await reasoner.synthesize(
+    written = await reasoner.synthesize(
         state.question,
         state.analysis or QueryAnalysis(keywords=[]),
         state.plan or ResearchPlan(sub_questions=[], min_sources=1, min_evidence_per_question=1),
@@ -37,6 +37,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         list(state.sources.values()),
         latest,
     )
+    draft = written.value
     texts: dict[str, str | None] = {}
 
     def text_of(source_id: str) -> str | None:
@@ -48,8 +49,8 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     # A citation taken off a quotation is one more citation checked that did not check out.
     checked = verification.checked + verification.misattributed
     removed = verification.removed + verification.misattributed
-    notices = [*state.notices, *reasoner_notices(runtime, "synthesize", reasoner)]
-    spent = reasoner.take_usage()  # this step's, with what a step cut short (by the time limit) had spent
+    notices = [*state.notices, *reasoner_notices(runtime, "synthesize", written)]
+    spent = written.usage  # with what a step cut short (by the time limit) had spent
     sources = list(state.sources.values())
     summary = RunSummary(
         depth=runtime.context.depth.value,
@@ -85,10 +86,10 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         markdown, attribution, cited = rendered(removed, checked)
     notices += _removals(removed, checked)
     markdown = redact(markdown, get_settings().secret_values())
-    evaluation = await reasoner.evaluate_report(state.question, markdown)
-    judged = reasoner.take_usage()
-    if judged.roles:  # the closing usage line counts the judge's scoring too, as `show` does
-        spent += judged
+    judged = await reasoner.evaluate_report(state.question, markdown)
+    evaluation = judged.value
+    if judged.usage.roles:  # the closing usage line counts the judge's scoring too, as `show` does
+        spent += judged.usage
         summary = summary.model_copy(update=_model_usage(state.spent + spent))
         markdown = redact(rendered(removed, checked)[0], get_settings().secret_values())
     unverified = _unverified(report)
@@ -105,7 +106,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         removed=removed,
         unverified=unverified,
     )
-    notices += reasoner_notices(runtime, "synthesize", reasoner)
+    notices += reasoner_notices(runtime, "synthesize", judged)
     return {
         "report": report,
         "report_markdown": markdown,

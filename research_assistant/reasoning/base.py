@@ -2,16 +2,21 @@
 
 Two implementations plug in here: the extractive reasoner (offline,
 deterministic, classical NLP) and an LLM reasoner. Nodes depend only on this
-protocol, so swapping one for the other never changes a node. Besides the five
-steps, a reasoner says what went wrong in them (`take_notices`), what its
-models spent (`take_usage`, which the step puts in the run's state), whether
-the run's budget is nearly spent, and may score the finished report.
-`WithoutModels` gives those answers for a reasoner that calls no model.
+protocol, so swapping one for the other never changes a node. Each step
+returns a `Step`: its value, with what went wrong in that call (a fallback, an
+unusable reply) and what its models spent, which the node passes on to the
+run's progress and state. A step's notices and usage are its own, so steps
+that run at once (a round's extractions) never take each other's. Besides the
+steps, a reasoner says whether the run's budget is nearly spent, and may score
+the finished report. `WithoutModels` gives those answers for a reasoner that
+calls no model.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
 
 from research_assistant.context import DepthProfile
 from research_assistant.schemas import (
@@ -27,6 +32,60 @@ from research_assistant.schemas import (
     SourceRecord,
     SubQuestion,
 )
+
+T = TypeVar("T")
+E = TypeVar("E")
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A step, or its part for `subject` (a sub-question id), that the extractive reasoner did instead, and why."""
+
+    step: str
+    reason: str
+    subject: str = ""
+
+
+@dataclass(frozen=True)
+class Step(Generic[T]):
+    """What one call of a reasoner's step gives: its value, what went wrong in it, and what its models spent."""
+
+    value: T
+    fallbacks: tuple[Fallback, ...] = ()
+    notices: tuple[Notice, ...] = ()
+    usage: ModelUsage = field(default_factory=ModelUsage)
+
+    def said(self) -> list[Notice]:
+        """The step's notices: one per fallen-back step and reason (the sub-questions it was for named by id),
+        then the others."""
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for fallback in self.fallbacks:
+            subjects = grouped.setdefault((fallback.step, fallback.reason), [])
+            if fallback.subject and fallback.subject not in subjects:
+                subjects.append(fallback.subject)
+        notices = []
+        for (step, reason), subjects in grouped.items():
+            several = len(subjects) > 1
+            named = f" ({'sub-questions' if several else 'sub-question'} {_series(subjects)})" if subjects else ""
+            instead = "these steps" if several else "this step"
+            notices.append(Notice(message=f"{step}{named}: {reason}; the extractive reasoner did {instead} instead."))
+        return notices + list(self.notices)
+
+
+def joined(steps: Iterable[Step[list[E]]]) -> Step[list[E]]:
+    """Several calls of a step as one: their values one after the other, with all they said and spent."""
+    steps = list(steps)
+    return Step(
+        [item for step in steps for item in step.value],
+        tuple(fallback for step in steps for fallback in step.fallbacks),
+        tuple(notice for step in steps for notice in step.notices),
+        sum((step.usage for step in steps), ModelUsage()),
+    )
+
+
+def _series(items: Sequence[str]) -> str:
+    """'q1', 'q1 and q2', 'q1, q2 and q3'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 class Reasoner(Protocol):
@@ -44,11 +103,11 @@ class Reasoner(Protocol):
         """The confidence at which research stops, when the reasoner sets its own (a setting); None: the depth's."""
         ...
 
-    async def analyze(self, question: str) -> QueryAnalysis:
+    async def analyze(self, question: str) -> Step[QueryAnalysis]:
         """Keywords, entities, query type, domain, recency needs and intent."""
         ...
 
-    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
+    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> Step[ResearchPlan]:
         """Sub-questions with queries, scaled by the depth profile."""
         ...
 
@@ -59,7 +118,7 @@ class Reasoner(Protocol):
         passages: list[Passage],
         limit: int,
         analysis: QueryAnalysis | None = None,
-    ) -> list[Evidence]:
+    ) -> Step[list[Evidence]]:
         """At most `limit` evidence items for one sub-question, quoting the passages verbatim; `analysis`: the
         question's, as the run made it (so it is not analysed again)."""
         ...
@@ -73,7 +132,7 @@ class Reasoner(Protocol):
         iteration: int,
         search_history: list[str],
         analysis: QueryAnalysis | None = None,
-    ) -> ProgressAssessment:
+    ) -> Step[ProgressAssessment]:
         """Coverage per sub-question, a 0-100 confidence and, for gaps, queries not in the history; `analysis`:
         the run's analysis of the question (the reasoner analyses it when not given)."""
         ...
@@ -86,20 +145,12 @@ class Reasoner(Protocol):
         evidence: list[Evidence],
         sources: list[SourceRecord],
         assessment: ProgressAssessment | None,
-    ) -> ResearchReport:
+    ) -> Step[ResearchReport]:
         """The report; every finding cites evidence ids from `evidence`."""
         ...
 
-    async def evaluate_report(self, question: str, report_markdown: str) -> ReportEvaluation | None:
+    async def evaluate_report(self, question: str, report_markdown: str) -> Step[ReportEvaluation | None]:
         """A judge's scores for the finished report; None when there is no judge or it could not run."""
-        ...
-
-    def take_notices(self) -> list[Notice]:
-        """What went wrong in the steps since the last call (a fallback, an unusable reply), then forgotten."""
-        ...
-
-    def take_usage(self) -> ModelUsage:
-        """Model usage since the last call, then forgotten: each step adds it to the run's state."""
         ...
 
     def budget_reached(self) -> str | None:
@@ -113,14 +164,8 @@ class WithoutModels:
     confidence_threshold: float | None = None
     comparable_scores = False
 
-    async def evaluate_report(self, question: str, report_markdown: str) -> ReportEvaluation | None:
-        return None
-
-    def take_notices(self) -> list[Notice]:
-        return []
-
-    def take_usage(self) -> ModelUsage:
-        return ModelUsage()
+    async def evaluate_report(self, question: str, report_markdown: str) -> Step[ReportEvaluation | None]:
+        return Step(None)
 
     def budget_reached(self) -> str | None:
         return None

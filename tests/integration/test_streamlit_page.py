@@ -37,6 +37,7 @@ from support.fakes import (
 from research_assistant.context import CitationStyle, Context, Depth
 from research_assistant.page.form import MODELS_MODE, OFFLINE_MODE, TOKENS_LABEL, USD_LABEL
 from research_assistant.page.report_view import NO_FINDINGS
+from research_assistant.reasoning.base import Step
 from research_assistant.reasoning.llm.models import ROLES
 from research_assistant.report.citations import unescape_markdown
 from research_assistant.runner import saved_state
@@ -105,7 +106,7 @@ class SlowReasoner(FakeReasoner):
 
     slow: bool = True
 
-    async def evaluate(self, *args: Any, **kwargs: Any) -> ProgressAssessment:
+    async def evaluate(self, *args: Any, **kwargs: Any) -> Step[ProgressAssessment]:
         if self.slow:
             self.calls.append("waiting")
             await asyncio.sleep(60)
@@ -489,10 +490,10 @@ def test_the_report_links_each_citation_to_its_source_card(tmp_path: Path) -> No
 class InventingReasoner(FakeReasoner):
     """Writes a finding on evidence it never found, so that the citation check removes it."""
 
-    async def synthesize(self, *args: Any, **kwargs: Any) -> ResearchReport:
-        report = await super().synthesize(*args, **kwargs)
+    async def synthesize(self, *args: Any, **kwargs: Any) -> Step[ResearchReport]:
+        report = (await super().synthesize(*args, **kwargs)).value
         invented = Finding(text="Trams are free on Sundays", evidence_ids=["E-invented"], verbatim=True)
-        return report.model_copy(update={"key_findings": [*report.key_findings, invented]})
+        return Step(report.model_copy(update={"key_findings": [*report.key_findings, invented]}))
 
 
 def test_warnings_say_what_failed_and_what_was_removed(tmp_path: Path) -> None:
@@ -818,9 +819,9 @@ def test_a_run_has_a_link_that_opens_it_and_can_be_deleted(tmp_path: Path) -> No
 class EmptyHandedReasoner(FakeReasoner):
     """Finds no evidence in anything it reads: the report it writes has no findings."""
 
-    async def extract(self, *args: Any, **kwargs: Any) -> list[Any]:
+    async def extract(self, *args: Any, **kwargs: Any) -> Step[list[Any]]:
         await super().extract(*args, **kwargs)
-        return []
+        return Step([])
 
 
 def test_a_report_without_findings_is_not_called_complete_and_offers_a_deeper_run(tmp_path: Path) -> None:

@@ -3,33 +3,56 @@ all count what the state holds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 from pathlib import Path
+from typing import Any, TypeVar
 
 from support.fakes import FakeReasoner, fake_context, fake_services
 
+from research_assistant.reasoning.base import Step
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 from research_assistant.reasoning.llm.caller import StructuredCaller
 from research_assistant.reasoning.llm.reasoner import LLMReasoner
 from research_assistant.runner import resume_research, run_research, saved_state
 from research_assistant.runs.store import RunStore
-from research_assistant.schemas import ModelUsage, RoleUsage
+from research_assistant.schemas import (
+    Evidence,
+    ModelUsage,
+    ProgressAssessment,
+    QueryAnalysis,
+    ResearchPlan,
+    ResearchReport,
+    RoleUsage,
+)
 from research_assistant.settings import Settings
 from research_assistant.state import total_usage
 
+T = TypeVar("T")
 ONE_CALL = ModelUsage(roles={"analysis": RoleUsage(input_tokens=100, output_tokens=20, cost_usd=0.001, calls=1)})
 
 
-@dataclass
+def spending(step: Step[T]) -> Step[T]:
+    """The step, as if it made one model call and had one answered from the cache."""
+    return dataclasses.replace(step, usage=ONE_CALL + ModelUsage(roles={"analysis": RoleUsage(calls=1, cached=1)}))
+
+
 class Spending(FakeReasoner):
     """A fake each of whose steps made one model call, and had one answered from the cache."""
 
-    taken: int = 0
+    async def analyze(self, *args: Any, **kwargs: Any) -> Step[QueryAnalysis]:
+        return spending(await super().analyze(*args, **kwargs))
 
-    def take_usage(self) -> ModelUsage:
-        steps, self.taken = len(self.calls) - self.taken, len(self.calls)
-        cached = ModelUsage(roles={"analysis": RoleUsage(calls=1, cached=1)})
-        return sum([ONE_CALL + cached] * steps, ModelUsage())
+    async def plan(self, *args: Any, **kwargs: Any) -> Step[ResearchPlan]:
+        return spending(await super().plan(*args, **kwargs))
+
+    async def extract(self, *args: Any, **kwargs: Any) -> Step[list[Evidence]]:
+        return spending(await super().extract(*args, **kwargs))
+
+    async def evaluate(self, *args: Any, **kwargs: Any) -> Step[ProgressAssessment]:
+        return spending(await super().evaluate(*args, **kwargs))
+
+    async def synthesize(self, *args: Any, **kwargs: Any) -> Step[ResearchReport]:
+        return spending(await super().synthesize(*args, **kwargs))
 
 
 async def test_each_step_adds_its_usage_to_the_state_and_the_report_says_what_show_says(tmp_path: Path) -> None:
@@ -56,4 +79,4 @@ def test_a_resumed_runs_budget_counts_what_its_state_says_it_spent(tmp_path: Pat
     caller = StructuredCaller(settings, None, budget_tokens=100, spent=ONE_CALL)
     reasoner = LLMReasoner(caller, ExtractiveReasoner(), 75.0)
     assert reasoner.budget_reached() == "100 tokens"
-    assert reasoner.take_usage() == ModelUsage(), "only what this process adds is handed to the state"
+    assert caller.ledger().take() == ModelUsage(), "only what this process adds is handed to the state"

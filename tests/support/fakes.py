@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from research_assistant.context import Context, DepthProfile
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.reading import ReadError
-from research_assistant.reasoning.base import WithoutModels
+from research_assistant.reasoning.base import Step, WithoutModels
 from research_assistant.schemas import (
     Coverage,
     Evidence,
@@ -137,14 +137,14 @@ class FakeReasoner(WithoutModels):
     name: str = "fake"
     calls: list[str] = field(default_factory=list)
 
-    async def analyze(self, question: str) -> QueryAnalysis:
+    async def analyze(self, question: str) -> Step[QueryAnalysis]:
         self.calls.append("analyze")
-        return QueryAnalysis(keywords=question.lower().rstrip("?").split()[-2:])
+        return Step(QueryAnalysis(keywords=question.lower().rstrip("?").split()[-2:]))
 
-    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
+    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> Step[ResearchPlan]:
         self.calls.append("plan")
         subs = [SubQuestion(id=f"q{i}", text=t, queries=[t]) for i, t in enumerate(self.sub_questions, 1)]
-        return ResearchPlan(sub_questions=subs, min_sources=1, min_evidence_per_question=1)
+        return Step(ResearchPlan(sub_questions=subs, min_sources=1, min_evidence_per_question=1))
 
     async def extract(
         self,
@@ -153,7 +153,7 @@ class FakeReasoner(WithoutModels):
         passages: list[Passage],
         limit: int,
         analysis: QueryAnalysis | None = None,
-    ) -> list[Evidence]:
+    ) -> Step[list[Evidence]]:
         self.calls.append("extract")
         found = []
         for passage in passages[:limit]:
@@ -167,7 +167,7 @@ class FakeReasoner(WithoutModels):
                     sub_question_id=sub_question.id,
                 )
             )
-        return found
+        return Step(found)
 
     async def evaluate(
         self,
@@ -178,7 +178,7 @@ class FakeReasoner(WithoutModels):
         iteration: int,
         search_history: list[str],
         analysis: QueryAnalysis | None = None,
-    ) -> ProgressAssessment:
+    ) -> Step[ProgressAssessment]:
         self.calls.append("evaluate")
         coverage = [
             Coverage(
@@ -191,8 +191,8 @@ class FakeReasoner(WithoutModels):
             for s in plan.sub_questions
         ]
         queries = [SearchQuery(text=t, sub_question_id="q1") for t in self.new_queries]
-        return ProgressAssessment(
-            iteration=iteration, coverage=coverage, confidence=self.confidence, new_queries=queries
+        return Step(
+            ProgressAssessment(iteration=iteration, coverage=coverage, confidence=self.confidence, new_queries=queries)
         )
 
     async def synthesize(
@@ -203,14 +203,16 @@ class FakeReasoner(WithoutModels):
         evidence: list[Evidence],
         sources: list[SourceRecord],
         assessment: ProgressAssessment | None,
-    ) -> ResearchReport:
+    ) -> Step[ResearchReport]:
         self.calls.append("synthesize")
         findings = [Finding(text=e.quote, evidence_ids=[e.id], verbatim=True) for e in evidence]
-        return ResearchReport(
-            title="Report",
-            question=question,
-            key_findings=findings,
-            sections=[ReportSection(heading=s.text, findings=findings) for s in plan.sub_questions[:1]],
+        return Step(
+            ResearchReport(
+                title="Report",
+                question=question,
+                key_findings=findings,
+                sections=[ReportSection(heading=s.text, findings=findings) for s in plan.sub_questions[:1]],
+            )
         )
 
 

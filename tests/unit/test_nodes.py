@@ -18,6 +18,7 @@ from research_assistant.nodes.extract import evidence_in, extract, select_eviden
 from research_assistant.nodes.plan import plan_strategy, queries_of
 from research_assistant.nodes.routing import route_after_evaluation
 from research_assistant.nodes.search import build_search_graph
+from research_assistant.reasoning.base import Step
 from research_assistant.schemas import (
     Evidence,
     Passage,
@@ -180,7 +181,7 @@ async def test_extract_drops_quotes_that_are_not_in_the_passage() -> None:
             passages: list[Passage],
             limit: int,
             analysis: QueryAnalysis | None = None,
-        ) -> list[Evidence]:
+        ) -> Step[list[Evidence]]:
             real = await super().extract(question, sub_question, passages, limit, analysis)
             fake = Evidence(
                 id="E-x",
@@ -189,7 +190,7 @@ async def test_extract_drops_quotes_that_are_not_in_the_passage() -> None:
                 source_id=FARES.source_id,
                 sub_question_id="q1",
             )
-            return [*real, fake]
+            return Step([*real.value, fake])
 
     services = fake_services(Inventing())
     state = ResearchState(
@@ -270,7 +271,7 @@ async def test_evidence_whose_quote_is_not_in_the_passage_is_dropped_from_a_page
             passages: list[Passage],
             limit: int,
             analysis: QueryAnalysis | None = None,
-        ) -> list[Evidence]:
+        ) -> Step[list[Evidence]]:
             real = await super().extract(question, sub_question, passages, limit, analysis)
             fake = Evidence(
                 id="E-x",
@@ -279,11 +280,11 @@ async def test_evidence_whose_quote_is_not_in_the_passage_is_dropped_from_a_page
                 source_id=FARES.source_id,
                 sub_question_id="q1",
             )
-            return [*real, fake]
+            return Step([*real.value, fake])
 
     context = fake_context(fake_services(Inventing()))
     found = await evidence_in(FARES.source_id, "q", PLAN.sub_questions, None, context)
-    assert [e.quote for e in found] == ["A single tram fare costs 2.40 euros"]
+    assert [e.quote for e in found.value] == ["A single tram fare costs 2.40 euros"]
 
 
 def scored(source_id: str, score: float, sub_question_id: str = "q1", claim: str = "") -> Evidence:
@@ -369,14 +370,16 @@ async def test_synthesize_drops_a_citation_that_does_not_check_out_and_says_so()
     from research_assistant.schemas import Finding, ResearchReport
 
     class Misquoting(FakeReasoner):
-        async def synthesize(self, *args: object, **kwargs: object) -> ResearchReport:  # type: ignore[override]
-            return ResearchReport(
-                title="Fares",
-                question="q",
-                key_findings=[
-                    Finding(text="A single tram fare costs 2.40 euros", evidence_ids=["E-good"], verbatim=True),
-                    Finding(text="Trams are free on Sundays", evidence_ids=["E-bad"], verbatim=True),
-                ],
+        async def synthesize(self, *args: object, **kwargs: object) -> Step[ResearchReport]:  # type: ignore[override]
+            return Step(
+                ResearchReport(
+                    title="Fares",
+                    question="q",
+                    key_findings=[
+                        Finding(text="A single tram fare costs 2.40 euros", evidence_ids=["E-good"], verbatim=True),
+                        Finding(text="Trams are free on Sundays", evidence_ids=["E-bad"], verbatim=True),
+                    ],
+                )
             )
 
     def quoting(evidence_id: str, quote: str) -> Evidence:
@@ -409,14 +412,16 @@ async def test_synthesize_checks_every_rendered_quotation_against_each_source_ci
     from research_assistant.schemas import Finding, ResearchReport
 
     class Quoting(FakeReasoner):
-        async def synthesize(self, *args: object, **kwargs: object) -> ResearchReport:  # type: ignore[override]
-            return ResearchReport(
-                title="Trams",
-                question="q",
-                key_findings=[
-                    Finding(text="A single tram fare costs 2.40 euros.", evidence_ids=["E-fare"], verbatim=True),
-                    Finding(text="The tram network opened in 1911.", evidence_ids=["E-open"], verbatim=True),
-                ],
+        async def synthesize(self, *args: object, **kwargs: object) -> Step[ResearchReport]:  # type: ignore[override]
+            return Step(
+                ResearchReport(
+                    title="Trams",
+                    question="q",
+                    key_findings=[
+                        Finding(text="A single tram fare costs 2.40 euros.", evidence_ids=["E-fare"], verbatim=True),
+                        Finding(text="The tram network opened in 1911.", evidence_ids=["E-open"], verbatim=True),
+                    ],
+                )
             )
 
     render = node.render_report

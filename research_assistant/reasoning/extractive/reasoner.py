@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from research_assistant.context import DepthProfile
-from research_assistant.reasoning.base import WithoutModels
+from research_assistant.reasoning.base import Step, WithoutModels
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.planning import build_plan
@@ -37,11 +37,11 @@ class ExtractiveReasoner(WithoutModels):
         """`embedding`: an object with `embed(text)` or a LlamaIndex embedding; HashingEmbedding by default."""
         self.embedder = Embedder(embedding)
 
-    async def analyze(self, question: str) -> QueryAnalysis:
-        return analyze_question(question)
+    async def analyze(self, question: str) -> Step[QueryAnalysis]:
+        return Step(analyze_question(question))
 
-    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
-        return build_plan(question, analysis, profile)
+    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> Step[ResearchPlan]:
+        return Step(build_plan(question, analysis, profile))
 
     async def extract(
         self,
@@ -50,8 +50,8 @@ class ExtractiveReasoner(WithoutModels):
         passages: list[Passage],
         limit: int,
         analysis: QueryAnalysis | None = None,
-    ) -> list[Evidence]:
-        return extract_evidence(question, sub_question, passages, limit, self.embedder, analysis=analysis)
+    ) -> Step[list[Evidence]]:
+        return Step(extract_evidence(question, sub_question, passages, limit, self.embedder, analysis=analysis))
 
     async def evaluate(
         self,
@@ -62,8 +62,10 @@ class ExtractiveReasoner(WithoutModels):
         iteration: int,
         search_history: list[str],
         analysis: QueryAnalysis | None = None,
-    ) -> ProgressAssessment:
-        return assess_progress(question, plan, evidence, sources, iteration, search_history, self.embedder, analysis)
+    ) -> Step[ProgressAssessment]:
+        return Step(
+            assess_progress(question, plan, evidence, sources, iteration, search_history, self.embedder, analysis)
+        )
 
     async def synthesize(
         self,
@@ -73,5 +75,5 @@ class ExtractiveReasoner(WithoutModels):
         evidence: list[Evidence],
         sources: list[SourceRecord],
         assessment: ProgressAssessment | None,
-    ) -> ResearchReport:
-        return write_report(question, analysis, plan, evidence, sources, assessment, self.embedder)
+    ) -> Step[ResearchReport]:
+        return Step(write_report(question, analysis, plan, evidence, sources, assessment, self.embedder))

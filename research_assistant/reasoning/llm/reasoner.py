@@ -5,16 +5,18 @@ and their queries stripped of URLs; evidence must quote its passage verbatim;
 findings may cite only evidence ids that exist; confidence is computed here
 from the model's coverage judgement and the sources' own records. A step that
 fails (the call, the format, or the budget) is done by the extractive reasoner,
-and the run is told which step and why.
+and the run is told which step and why, in what that step returns.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import date
+from typing import TypeVar
 
 from research_assistant.context import Context, DepthProfile
+from research_assistant.reasoning.base import Fallback, Step
 from research_assistant.reasoning.confidence import confidence_score
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.planning import framed_plan
@@ -45,7 +47,6 @@ from research_assistant.schemas import (
     Evidence,
     Finding,
     Intent,
-    ModelUsage,
     Notice,
     Passage,
     ProgressAssessment,
@@ -61,6 +62,8 @@ from research_assistant.schemas import (
     SubQuestion,
 )
 from research_assistant.text.tokens import content_terms, normalize_query
+
+T = TypeVar("T")
 
 _SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
@@ -98,6 +101,20 @@ def _normalized(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+class _Said:
+    """What went wrong in one call of a step, for the `Step` it returns."""
+
+    def __init__(self) -> None:
+        self.fallbacks: list[Fallback] = []
+        self.notices: list[Notice] = []
+
+    def fell_back(self, step: str, error: Exception, subject: str = "") -> None:
+        """A step the extractive reasoner did instead: said once per step and reason, `subject` (a sub-question
+        id) naming which of several."""
+        reason = " ".join(str(error).split()) or type(error).__name__
+        self.fallbacks.append(Fallback(step, clip(reason, 160), subject))
+
+
 class LLMReasoner:
     """Gemini (or any LangChain chat model) per role, with the extractive reasoner as the per-step fallback.
 
@@ -124,33 +141,9 @@ class LLMReasoner:
         self.confidence_threshold = confidence_threshold
         if context is not None:
             self.context = context
-        self._notices: list[Notice] = []
-        self._fallbacks: list[tuple[str, str, str]] = []
         self._surroundings = surroundings or SurroundingsMemo()
 
     # What the nodes ask besides the steps ------------------------------------------------------------------
-
-    def take_notices(self) -> list[Notice]:
-        """What went wrong in this run's steps since the last call: one notice per step and reason (the
-        sub-questions a failed step was for named by id), then the others."""
-        grouped: dict[tuple[str, str], list[str]] = {}
-        fallbacks, self._fallbacks = self._fallbacks, []
-        for step, subject, reason in fallbacks:
-            subjects = grouped.setdefault((step, reason), [])
-            if subject and subject not in subjects:
-                subjects.append(subject)
-        notices = []
-        for (step, reason), subjects in grouped.items():
-            several = len(subjects) > 1
-            named = f" ({'sub-questions' if several else 'sub-question'} {_series(subjects)})" if subjects else ""
-            instead = "these steps" if several else "this step"
-            notices.append(Notice(message=f"{step}{named}: {reason}; the extractive reasoner did {instead} instead."))
-        others, self._notices = self._notices, []
-        return notices + others
-
-    def take_usage(self) -> ModelUsage:
-        """This run's model usage since the last call."""
-        return self.caller.ledger().take()
 
     def budget_reached(self) -> str | None:
         """The cap most of which this run has spent, so research should stop; None while there is room."""
@@ -160,20 +153,27 @@ class LLMReasoner:
         """This run's model calls so far: in all, answered from the cache, and failed."""
         return self.caller.ledger().call_counts
 
-    def _fell_back(self, step: str, error: Exception, subject: str = "") -> None:
-        """A step the extractive reasoner did instead: said once per step and reason, `subject` (a sub-question
-        id) naming which of several."""
-        reason = " ".join(str(error).split()) or type(error).__name__
-        self._fallbacks.append((step, subject, clip(reason, 160)))
+    async def _step(self, work: Callable[[_Said], Awaitable[T]], *, unclaimed: bool = False) -> Step[T]:
+        """One call of a step: its value, with what went wrong in it and what its own model calls spent
+        (`unclaimed`: with what calls made outside any step, or by a step cut short, spent too)."""
+        said = _Said()
+        ledger = self.caller.ledger()
+        with ledger.step() as spending:
+            value = await work(said)
+        usage = spending.usage + ledger.take() if unclaimed else spending.usage
+        return Step(value, tuple(said.fallbacks), tuple(said.notices), usage)
 
     # The protocol -----------------------------------------------------------------------------------------
 
-    async def analyze(self, question: str) -> QueryAnalysis:
+    async def analyze(self, question: str) -> Step[QueryAnalysis]:
+        return await self._step(lambda said: self._analyze(question, said))
+
+    async def _analyze(self, question: str, said: _Said) -> QueryAnalysis:
         try:
             out = await self.caller.ask("analysis", AnalysisOut, prompts.analysis(question))
         except (StepFailed, BudgetExceeded) as error:
-            self._fell_back("Analysis", error)
-            return await self.fallback.analyze(question)
+            said.fell_back("Analysis", error)
+            return (await self.fallback.analyze(question)).value
         return QueryAnalysis(
             keywords=[k for k in (_normalized(k) for k in out.keywords) if k][:8] or question.split()[:4],
             entities=[_normalized(e) for e in out.entities][:8],
@@ -183,7 +183,10 @@ class LLMReasoner:
             intent=Intent(out.intent),
         )
 
-    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
+    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> Step[ResearchPlan]:
+        return await self._step(lambda said: self._plan(question, analysis, profile, said))
+
+    async def _plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile, said: _Said) -> ResearchPlan:
         quick = analysis.intent is Intent.QUICK_ANSWER
         wanted = 1 if quick else profile.sub_questions
         context = self.context
@@ -194,8 +197,8 @@ class LLMReasoner:
         try:
             out = await self.caller.ask("planning", PlanOut, messages)
         except (StepFailed, BudgetExceeded) as error:
-            self._fell_back("Planning", error)
-            baseline = await self.fallback.plan(question, analysis, profile)
+            said.fell_back("Planning", error)
+            baseline = (await self.fallback.plan(question, analysis, profile)).value
             return baseline.model_copy(update={"sub_questions": baseline.sub_questions[:wanted]})
         sub_questions: list[SubQuestion] = []
         for planned in out.sub_questions:
@@ -215,8 +218,8 @@ class LLMReasoner:
             if len(sub_questions) == wanted:  # a model (or a page it read) cannot enlarge the research
                 break
         if not sub_questions:
-            self._fell_back("Planning", StepFailed("the plan had no sub-questions"))
-            return await self.fallback.plan(question, analysis, profile)
+            said.fell_back("Planning", StepFailed("the plan had no sub-questions"))
+            return (await self.fallback.plan(question, analysis, profile)).value
         plan = framed_plan(sub_questions, analysis, profile)
         criteria = clip(_normalized(out.completion_criteria), 300) or plan.completion_criteria
         return plan.model_copy(update={"completion_criteria": criteria})
@@ -228,17 +231,24 @@ class LLMReasoner:
         passages: list[Passage],
         limit: int,
         analysis: QueryAnalysis | None = None,
-    ) -> list[Evidence]:
+    ) -> Step[list[Evidence]]:
         if not passages:
-            return []
+            return Step([])
+        return await self._step(lambda said: self._extract(question, sub_question, passages, limit, said))
+
+    async def _extract(
+        self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int, said: _Said
+    ) -> list[Evidence]:
         wanted = model_evidence_limit(limit)
         try:
             out = await self.caller.ask(
                 "extraction", ExtractionOut, prompts.extraction(question, sub_question, passages, wanted)
             )
         except (StepFailed, BudgetExceeded) as error:
-            self._fell_back("Evidence extraction", error, sub_question.id)
-            return self._remembered(await self.fallback.extract(question, sub_question, passages, limit), passages)
+            said.fell_back("Evidence extraction", error, sub_question.id)
+            return self._remembered(
+                (await self.fallback.extract(question, sub_question, passages, limit)).value, passages
+            )
         evidence: dict[str, Evidence] = {}
         for item in out.evidence:
             if not 1 <= item.passage <= len(passages):
@@ -280,6 +290,21 @@ class LLMReasoner:
         iteration: int,
         search_history: list[str],
         analysis: QueryAnalysis | None = None,
+    ) -> Step[ProgressAssessment]:
+        return await self._step(
+            lambda said: self._evaluate(question, plan, evidence, sources, iteration, search_history, analysis, said)
+        )
+
+    async def _evaluate(
+        self,
+        question: str,
+        plan: ResearchPlan,
+        evidence: list[Evidence],
+        sources: list[SourceRecord],
+        iteration: int,
+        search_history: list[str],
+        analysis: QueryAnalysis | None,
+        said: _Said,
     ) -> ProgressAssessment:
         by_id = {source.id: source for source in sources}
         final = self.context is not None and iteration >= self.context.iteration_limit  # no search follows
@@ -289,8 +314,11 @@ class LLMReasoner:
                 "evaluation", schema, prompts.progress(question, plan, evidence, by_id, search_history, final)
             )
         except (StepFailed, BudgetExceeded) as error:
-            self._fell_back("Progress evaluation", error)
-            return await self.fallback.evaluate(question, plan, evidence, sources, iteration, search_history, analysis)
+            said.fell_back("Progress evaluation", error)
+            fallen = await self.fallback.evaluate(
+                question, plan, evidence, sources, iteration, search_history, analysis
+            )
+            return fallen.value
         scores = {item.sub_question: item.score for item in out.coverage}
         coverage = []
         for sub_question in plan.sub_questions:
@@ -342,6 +370,22 @@ class LLMReasoner:
         evidence: list[Evidence],
         sources: list[SourceRecord],
         assessment: ProgressAssessment | None,
+    ) -> Step[ResearchReport]:
+        # The report's usage includes what a step cut short (by the time limit) had spent: it is the last step.
+        return await self._step(
+            lambda said: self._synthesize(question, analysis, plan, evidence, sources, assessment, said),
+            unclaimed=True,
+        )
+
+    async def _synthesize(
+        self,
+        question: str,
+        analysis: QueryAnalysis,
+        plan: ResearchPlan,
+        evidence: list[Evidence],
+        sources: list[SourceRecord],
+        assessment: ProgressAssessment | None,
+        said: _Said,
     ) -> ResearchReport:
         by_id = {source.id: source for source in sources}
         known = {item.id: item for item in evidence}
@@ -354,8 +398,8 @@ class LLMReasoner:
             else:
                 out = await self.caller.ask("synthesis", ReportOut, messages)
         except (StepFailed, BudgetExceeded) as error:
-            self._fell_back("Synthesis", error)
-            return await self.fallback.synthesize(question, analysis, plan, evidence, sources, assessment)
+            said.fell_back("Synthesis", error)
+            return (await self.fallback.synthesize(question, analysis, plan, evidence, sources, assessment)).value
         summary = _findings(out.summary, known)
         key_findings = _new_facts(_findings(out.key_findings, known), summary)
         sections = []
@@ -449,15 +493,18 @@ class LLMReasoner:
             )
         return _mark(report, failed).model_copy(update={"caveats": caveats})
 
-    async def evaluate_report(self, question: str, report_markdown: str) -> ReportEvaluation | None:
+    async def evaluate_report(self, question: str, report_markdown: str) -> Step[ReportEvaluation | None]:
         """The judge's scores for the finished report; None when the judge could not run."""
+        return await self._step(lambda said: self._evaluate_report(question, report_markdown, said))
+
+    async def _evaluate_report(self, question: str, report_markdown: str, said: _Said) -> ReportEvaluation | None:
         # Judged: the report's content, not facts of the run (usage, date, whether a page came from the cache),
         # so an identical re-run asks the same question and gets the cached answer.
         content = _ACCESS.sub(")_", report_markdown.split("\n## About this report")[0])
         try:
             out = await self.caller.ask("judge", JudgeOut, prompts.judging(question, content))
         except (StepFailed, BudgetExceeded) as error:
-            self._notices.append(Notice(level="info", message=f"The report could not be scored: {error}."))
+            said.notices.append(Notice(level="info", message=f"The report could not be scored: {error}."))
             return None
         return ReportEvaluation(
             relevance=out.relevance,
@@ -507,11 +554,6 @@ def _mark(report: ResearchReport, failed: set[str]) -> ResearchReport:
             "conflicts": [c.model_copy(update={"sides": mark(c.sides)}) for c in report.conflicts],
         }
     )
-
-
-def _series(items: Sequence[str]) -> str:
-    """'q1', 'q1 and q2', 'q1, q2 and q3'."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _for_synthesis(evidence: Sequence[Evidence], plan: ResearchPlan, cap: int = SYNTHESIS_EVIDENCE) -> list[Evidence]:

@@ -166,14 +166,13 @@ async def test_the_reasoner_runs_the_whole_loop_offline() -> None:
         Passage(source_id="S1", text=" ".join(e.claim for e in EVIDENCE if e.source_id == "S1"), score=0.9),
         Passage(source_id="S3", text=" ".join(e.claim for e in EVIDENCE if e.source_id == "S3"), score=0.7),
     ]
-    analysis = await reasoner.analyze(QUESTION)
-    plan = await reasoner.plan(QUESTION, analysis, PROFILES[Depth.QUICK])
-    evidence = [e for sq in plan.sub_questions for e in await reasoner.extract(QUESTION, sq, passages, 2)]
+    analysis = (await reasoner.analyze(QUESTION)).value
+    plan = (await reasoner.plan(QUESTION, analysis, PROFILES[Depth.QUICK])).value
+    evidence = [e for sq in plan.sub_questions for e in (await reasoner.extract(QUESTION, sq, passages, 2)).value]
     assert evidence[0].claim.startswith("By default, Python sets the recursion limit to 1000")
-    assessment = await reasoner.evaluate(
-        QUESTION, plan, evidence, SOURCES, 1, [q for sq in plan.sub_questions for q in sq.queries]
-    )
-    result = await reasoner.synthesize(QUESTION, analysis, plan, evidence, SOURCES, assessment)
+    searched = [q for sq in plan.sub_questions for q in sq.queries]
+    assessment = (await reasoner.evaluate(QUESTION, plan, evidence, SOURCES, 1, searched)).value
+    result = (await reasoner.synthesize(QUESTION, analysis, plan, evidence, SOURCES, assessment)).value
     assert result.answer[0].text == evidence[0].claim
     assert {i for f in all_findings(result) for i in f.evidence_ids} <= {e.id for e in evidence}
 

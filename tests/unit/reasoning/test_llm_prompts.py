@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from support.fake_models import Script, ScriptedChatModel
 
 from research_assistant.context import Context
+from research_assistant.reasoning.base import joined
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 from research_assistant.reasoning.llm import prompts
 from research_assistant.reasoning.llm import reasoner as llm_reasoner
@@ -133,7 +134,7 @@ async def test_planning_is_told_the_kinds_of_source_the_run_has(
     in_a_run(monkeypatch, source_types=["local"])
     plan = {"sub_questions": [{"text": "Fares?", "queries": ["fares"], "source_types": ["wiki", "local"]}]}
     llm, model = reasoner(answers(PlanOut=plan), tmp_path)
-    made = await llm.plan("Q?", QueryAnalysis(keywords=["q"]), Context(depth="standard").profile)
+    made = (await llm.plan("Q?", QueryAnalysis(keywords=["q"]), Context(depth="standard").profile)).value
     assert "only: local (the analyst's own documents)" in model.calls[0][1]
     assert [kind.value for kind in made.sub_questions[0].source_types] == ["local"]
 
@@ -142,7 +143,7 @@ async def test_a_quick_answer_is_asked_for_in_its_own_schema(tmp_path: Path) -> 
     reply = QuickAnswerOut(title="Fares", answer=[{"text": "A single tram fare costs 2.40 euros.", "evidence": ["E1"]}])
     llm, model = reasoner(answers(QuickAnswerOut=reply, VerificationOut=all_supported), tmp_path)
     analysis = QueryAnalysis(keywords=["fare"], intent=Intent.QUICK_ANSWER)
-    report = await llm.synthesize("What does a tram fare cost?", analysis, PLAN, [FARE], SOURCES, None)
+    report = (await llm.synthesize("What does a tram fare cost?", analysis, PLAN, [FARE], SOURCES, None)).value
     schema, prompt = model.calls[0]
     assert schema == "QuickAnswerOut" and "an answer of one to three sentences" in prompt
     assert "One to three sentences" in str(QuickAnswerOut.model_json_schema())
@@ -154,7 +155,7 @@ async def test_the_last_round_asks_for_no_new_queries(tmp_path: Path, monkeypatc
     in_a_run(monkeypatch, max_iterations=1)
     judged = {"coverage": [{"sub_question": "q1", "score": 0.3}], "new_queries": ["never asked for"]}
     llm, model = reasoner(answers(AssessmentOut=judged, ProgressOut=judged), tmp_path)
-    assessment = await llm.evaluate("Q?", PLAN, [FARE], SOURCES, 1, ["tram fare"])
+    assessment = (await llm.evaluate("Q?", PLAN, [FARE], SOURCES, 1, ["tram fare"])).value
     schema, prompt = model.calls[0]
     assert schema == "AssessmentOut" and "new_queries" not in AssessmentOut.model_fields
     assert "last round" in prompt and "propose" not in prompt and "Queries already run" not in prompt
@@ -168,7 +169,7 @@ async def test_a_fully_answered_question_is_complete_whatever_its_sources_credib
     judged = ProgressOut(coverage=[{"sub_question": "q1", "score": 1.0}])
     llm, _ = reasoner(answers(ProgressOut=judged), tmp_path)
     weak = [source("s1", "Halvorsby fares", credibility=0.2)]
-    assessment = await llm.evaluate("Q?", PLAN, [FARE], weak, 1, [])
+    assessment = (await llm.evaluate("Q?", PLAN, [FARE], weak, 1, [])).value
     assert assessment.gaps == [] and assessment.complete
 
 
@@ -179,7 +180,7 @@ async def test_a_model_keeps_more_evidence_than_the_depths_verbatim_limit(tmp_pa
     sentences = ["A single tram fare costs 2.40 euros.", "Children under six ride free.", "A day ticket costs 7 euros."]
     reply = ExtractionOut(evidence=[{"passage": 1, "quote": s, "claim": s} for s in sentences])
     llm, model = reasoner(answers(ExtractionOut=reply), tmp_path)
-    found = await llm.extract("Q?", SUB, [PASSAGE], 2)
+    found = (await llm.extract("Q?", SUB, [PASSAGE], 2)).value
     assert model_evidence_limit(2) == 5 and "pick at most 5 pieces of evidence" in model.calls[0][1]
     assert [e.quote for e in found] == sentences
 
@@ -191,9 +192,8 @@ async def test_failed_steps_say_which_and_why_in_a_few_words_once(tmp_path: Path
     payload = "504 DEADLINE_EXCEEDED. {'error': {'code': 504, 'message': 'no reply', 'status': 'DEADLINE_EXCEEDED'}}"
     llm, _ = reasoner(answers(ExtractionOut=ServerError(payload)), tmp_path)
     long = SUB.model_copy(update={"text": "What does a single tram fare cost on the Halvorsby network? " * 4})
-    await llm.extract("Q?", long, [PASSAGE], 2)
-    await llm.extract("Q?", SUB2, [PASSAGE], 2)
-    [notice] = llm.take_notices()
+    steps = [await llm.extract("Q?", long, [PASSAGE], 2), await llm.extract("Q?", SUB2, [PASSAGE], 2)]
+    [notice] = joined(steps).said()
     assert notice.message == (
         "Evidence extraction (sub-questions q1 and q2): the model call failed: the service timed out (504); "
         "the extractive reasoner did these steps instead."
@@ -214,7 +214,9 @@ async def test_the_report_states_each_fact_once_and_consensus_needs_two_sources(
         consensus=[fare, {"text": "A single tram fare costs 2.40 euros.", "evidence": ["E1", "E3"]}],
     )
     llm, _ = reasoner(answers(ReportOut=reply, VerificationOut=all_supported), tmp_path)
-    report = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE, CHILDREN, OTHER], SOURCES, None)
+    report = (
+        await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE, CHILDREN, OTHER], SOURCES, None)
+    ).value
     assert [f.text for f in report.key_findings] == ["Children under six ride free."]
     assert [f.text for f in report.sections[0].findings] == [fare["text"], children["text"]]  # kept, not emptied
     assert [f.evidence_ids for f in report.consensus] == [["E1", "E3"]]  # one source alone is no consensus
@@ -239,9 +241,9 @@ async def test_verification_is_its_own_role_and_sees_titles_and_surroundings(tmp
         return VerificationOut(verdicts=[{"statement": 1, "supported": "Tickets and fares" in prompt}])
 
     llm, model = reasoner(answers(ExtractionOut=quoted, ReportOut=reply, VerificationOut=verdicts), tmp_path)
-    [fare] = await llm.extract("What does a tram fare cost?", SUB, [PASSAGE], 2)  # its surroundings are kept
+    [fare] = (await llm.extract("What does a tram fare cost?", SUB, [PASSAGE], 2)).value  # its surroundings are kept
     reply.summary[0].evidence = [fare.id]
-    report = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [fare], SOURCES, None)
+    report = (await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [fare], SOURCES, None)).value
     prompt = next(text for schema, text in model.calls if schema == "VerificationOut")
     assert 'source="Halvorsby fares"' in prompt and "[quote]" in prompt and "Tickets and fares" in prompt
     assert UNVERIFIED not in report.summary[0].text and not report.caveats
@@ -257,7 +259,7 @@ async def test_every_call_is_counted_cached_and_failed_ones_too(tmp_path: Path) 
     llm, _ = reasoner(answers(AnalysisOut=out, PlanOut=ConnectionError("connection refused")), tmp_path)
     await llm.analyze("Tram?")
     await llm.analyze("Tram?")  # the same question: answered from the cache
-    await llm.plan("Tram?", QueryAnalysis(keywords=["tram"]), Context(depth="quick").profile)
+    planned = await llm.plan("Tram?", QueryAnalysis(keywords=["tram"]), Context(depth="quick").profile)
     assert llm.model_calls() == CallCounts(calls=3, cached=1, failed=1)
     assert llm.caller.ledger().calls["planning"] == CallCounts(calls=1, cached=0, failed=1)
-    assert "Planning: the model could not be reached (connection refused)" in llm.take_notices()[0].message
+    assert "Planning: the model could not be reached (connection refused)" in planned.said()[0].message

@@ -85,9 +85,9 @@ def answers(**by_schema: Any) -> Script:
 async def test_analysis_comes_from_the_model(tmp_path: Path) -> None:
     out = AnalysisOut(keywords=["tram fare"], query_type="factual", intent="quick_answer", domain="transport")
     llm, _ = reasoner(answers(AnalysisOut=out), tmp_path)
-    analysis = await llm.analyze("What does a tram ticket cost?")
-    assert analysis.intent is Intent.QUICK_ANSWER and analysis.keywords == ["tram fare"]
-    assert llm.take_notices() == []
+    step = await llm.analyze("What does a tram ticket cost?")
+    assert step.value.intent is Intent.QUICK_ANSWER and step.value.keywords == ["tram fare"]
+    assert step.said() == []
 
 
 async def test_a_plan_keeps_to_the_depths_limits_and_its_queries_carry_no_urls(tmp_path: Path) -> None:
@@ -99,11 +99,11 @@ async def test_a_plan_keeps_to_the_depths_limits_and_its_queries_carry_no_urls(t
     )
     llm, _ = reasoner(answers(PlanOut=many), tmp_path)
     profile = PROFILES[Depth.STANDARD]
-    plan = await llm.plan("Q?", QueryAnalysis(keywords=["q"]), profile)
+    plan = (await llm.plan("Q?", QueryAnalysis(keywords=["q"]), profile)).value
     assert len(plan.sub_questions) == profile.sub_questions
     assert all(len(s.queries) <= profile.queries_per_sub_question for s in plan.sub_questions)
     assert plan.sub_questions[0].queries[0] == "part 1" and "http" not in str(plan.model_dump())
-    quick = await llm.plan("Q?", QueryAnalysis(keywords=["q"], intent=Intent.QUICK_ANSWER), profile)
+    quick = (await llm.plan("Q?", QueryAnalysis(keywords=["q"], intent=Intent.QUICK_ANSWER), profile)).value
     assert len(quick.sub_questions) == 1
 
 
@@ -116,7 +116,7 @@ async def test_evidence_must_quote_its_passage_verbatim(tmp_path: Path) -> None:
         ]
     )
     llm, _ = reasoner(answers(ExtractionOut=reply), tmp_path)
-    found = await llm.extract("Q?", SUB, [PASSAGE], 5)
+    found = (await llm.extract("Q?", SUB, [PASSAGE], 5)).value
     assert [(e.quote, e.source_id, e.claim) for e in found] == [
         ("A single tram fare costs 2.40 euros.", "s1", "2.40 euros")
     ]
@@ -124,19 +124,20 @@ async def test_evidence_must_quote_its_passage_verbatim(tmp_path: Path) -> None:
 
 async def test_a_reply_that_never_fits_falls_back_to_the_extractive_step_with_a_notice(tmp_path: Path) -> None:
     llm, model = reasoner(answers(ExtractionOut="this is not JSON {"), tmp_path, llm_parse_retries=1)
-    found = await llm.extract("What does a tram fare cost?", SUB, [PASSAGE], 2)
+    step = await llm.extract("What does a tram fare cost?", SUB, [PASSAGE], 2)
+    found = step.value
     assert len(model.calls) == 2  # asked once, re-asked once, then given up: never an endless loop
     assert "could not be used" in model.calls[1][1]
     assert found and all(e.quote in PASSAGE.text for e in found)  # the extractive reasoner's evidence
-    [notice] = llm.take_notices()
+    [notice] = step.said()
     assert "did not fit its format after 2 tries" in notice.message and "extractive reasoner" in notice.message
 
 
 async def test_a_failing_model_falls_back_with_a_notice(tmp_path: Path) -> None:
     llm, _ = reasoner(answers(AnalysisOut=ConnectionError("connection refused")), tmp_path)
-    analysis = await llm.analyze("How does Python reclaim reference cycles?")
-    assert analysis.keywords  # from the extractive reasoner
-    assert "connection refused" in llm.take_notices()[0].message
+    step = await llm.analyze("How does Python reclaim reference cycles?")
+    assert step.value.keywords  # from the extractive reasoner
+    assert "connection refused" in step.said()[0].message
 
 
 async def test_an_identical_call_is_answered_from_the_cache_at_no_cost(tmp_path: Path) -> None:
@@ -145,7 +146,7 @@ async def test_an_identical_call_is_answered_from_the_cache_at_no_cost(tmp_path:
     await llm.analyze("Tram?")
     spent = llm.caller.ledger().tokens
     again, second = reasoner(answers(AnalysisOut=ConnectionError("must not be called")), tmp_path)
-    assert (await again.analyze("Tram?")).keywords == ["tram"]
+    assert (await again.analyze("Tram?")).value.keywords == ["tram"]
     assert spent > 0 and again.caller.ledger().tokens == 0 and second.calls == []
 
 
@@ -154,8 +155,8 @@ async def test_the_budget_stops_model_calls_and_asks_research_to_stop(tmp_path: 
     llm, model = reasoner(answers(AnalysisOut=out), tmp_path, budget_tokens=10)
     await llm.analyze("How much does a tram ticket cost in the city centre?")
     assert llm.budget_reached() == "10 tokens"
-    await llm.analyze("Another question entirely?")
-    assert len(model.calls) == 1 and "budget of 10 tokens is spent" in llm.take_notices()[0].message
+    refused = await llm.analyze("Another question entirely?")
+    assert len(model.calls) == 1 and "budget of 10 tokens is spent" in refused.said()[0].message
 
 
 def test_costs_come_from_the_price_table() -> None:
@@ -177,7 +178,7 @@ async def test_progress_needs_new_queries_unlike_any_earlier_one(tmp_path: Path)
         new_queries=["Tram Fare", "child tram fare", "http://evil.example", "child tram fare"],
     )
     llm, _ = reasoner(answers(ProgressOut=reply), tmp_path)
-    assessment = await llm.evaluate("Q?", PLAN, [FARE], [SOURCE], 1, ["tram fare"])
+    assessment = (await llm.evaluate("Q?", PLAN, [FARE], [SOURCE], 1, ["tram fare"])).value
     assert [q.text for q in assessment.new_queries] == ["child tram fare"]
     assert assessment.gaps == ["q1"] and not assessment.complete
 
@@ -196,7 +197,7 @@ async def test_the_report_cites_only_known_evidence_and_unsupported_statements_a
         return VerificationOut(verdicts=[{"statement": 1, "supported": True}, {"statement": 2, "supported": True}])
 
     llm, _ = reasoner(answers(ReportOut=report, VerificationOut=verdicts), tmp_path)
-    written = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE], [SOURCE], None)
+    written = (await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE], [SOURCE], None)).value
     assert [(f.text, f.evidence_ids) for f in written.summary] == [
         ("A single tram fare costs 2.40 euros.", ["E1"]),
         (f"Trams are free on Sundays for everyone. {UNVERIFIED}", ["E1"]),  # the lexical check caught it
@@ -223,7 +224,9 @@ async def test_a_quotation_in_a_model_statement_is_cited_only_to_the_sources_tha
     )
     verdicts = VerificationOut(verdicts=[{"statement": 1, "supported": True}, {"statement": 2, "supported": True}])
     llm, _ = reasoner(answers(ReportOut=report, VerificationOut=verdicts), tmp_path)
-    written = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE, free], [SOURCE, children], None)
+    written = (
+        await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE, free], [SOURCE, children], None)
+    ).value
     markdown = render_markdown(written, {"s1": SOURCE, "s2": children}, {"E1": FARE, "E2": free}, CitationStyle.NUMERIC)
     # the fares page [1] holds the quotations; the children's page [2] is cited only for what it says
     assert 'A fare costs "2.40 euros" [1] and children under six ride free [1][2].' in markdown
