@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel
-from support.fake_models import Script, ScriptedChatModel
+from support.fake_models import Script, ScriptedChatModel, prompt_text
 
 from research_assistant.context import PROFILES, Depth
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
@@ -29,6 +32,7 @@ from research_assistant.schemas import (
     Credibility,
     Evidence,
     Intent,
+    ModelUsage,
     Passage,
     QueryAnalysis,
     ResearchPlan,
@@ -65,10 +69,12 @@ def settings(**values: Any) -> Settings:
     return Settings.model_construct(**{**Settings().model_dump(), **values})
 
 
-def reasoner(script: Script, tmp_path: Path, **values: Any) -> tuple[LLMReasoner, ScriptedChatModel]:
+def reasoner(
+    script: Script, tmp_path: Path, model: ScriptedChatModel | None = None, **values: Any
+) -> tuple[LLMReasoner, ScriptedChatModel]:
     config = settings(**values)
     caller = StructuredCaller(config, ResponseCache(tmp_path / "llm"))
-    model = ScriptedChatModel(script)
+    model = model or ScriptedChatModel(script)
     for role in ROLES:
         caller._models[model_spec(config, role)] = model  # type: ignore[assignment]
     return LLMReasoner(caller, ExtractiveReasoner(), config.confidence_threshold), model
@@ -231,3 +237,73 @@ async def test_a_quotation_in_a_model_statement_is_cited_only_to_the_sources_tha
     # the fares page [1] holds the quotations; the children's page [2] is cited only for what it says
     assert 'A fare costs "2.40 euros" [1] and children under six ride free [1][2].' in markdown
     assert '- The city says "A single tram fare costs 2.40 euros." [1]\n' in markdown
+
+
+@dataclass
+class HoldingReAsks(ScriptedChatModel):
+    """Holds every re-asked call (one whose prompt has the correction) until `release` is set."""
+
+    held: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def with_structured_output(self, schema: type[BaseModel], **kwargs: Any) -> RunnableLambda[Any, dict[str, Any]]:
+        answer = super().with_structured_output(schema, **kwargs)
+
+        async def holding(messages: list[Any]) -> dict[str, Any]:
+            if "could not be used" in prompt_text(messages):
+                self.held.set()
+                await self.release.wait()
+            return await answer.ainvoke(messages)
+
+        return RunnableLambda(holding)
+
+
+def fare_first_unusable_then_right(schema: type[BaseModel], prompt: str) -> Any:
+    """q1's extraction: an unusable reply, then (asked again) the fare; q2's: a failed call."""
+    if CHILDREN.text in prompt:
+        return ConnectionError("connection refused")
+    if "could not be used" in prompt:
+        return ExtractionOut(evidence=[{"passage": 1, "quote": "A single tram fare costs 2.40 euros.", "claim": "c"}])
+    return "this is not JSON {"
+
+
+CHILDREN = SubQuestion(id="q2", text="Who rides the tram for free?", queries=["free tram"])
+
+
+async def test_steps_made_at_once_each_say_and_spend_only_their_own(tmp_path: Path) -> None:
+    model = HoldingReAsks(fare_first_unusable_then_right)
+    llm, _ = reasoner(model.script, tmp_path, model, llm_parse_retries=1)
+    fares = asyncio.create_task(llm.extract("Q?", SUB, [PASSAGE], 2))
+    await model.held.wait()  # q1's first reply is spent and unusable; it is asked again, and waits
+    children = await llm.extract("Q?", CHILDREN, [PASSAGE], 2)  # fails, falls back and ends meanwhile
+    model.release.set()
+    fare = await fares
+
+    assert [e.quote for e in fare.value] == ["A single tram fare costs 2.40 euros."]
+    assert fare.said() == []
+    [notice] = children.said()
+    assert (
+        notice.message.startswith("Evidence extraction (sub-question q2): ") and "connection refused" in notice.message
+    )
+    asked, failed = fare.usage.roles["extraction"], children.usage.roles["extraction"]
+    assert (asked.calls, asked.failed) == (2, 1) and asked.input_tokens > 0  # the unusable reply and the answer
+    assert (failed.calls, failed.failed, failed.input_tokens) == (1, 1, 0)  # only its own failed call
+    assert fare.usage + children.usage == llm.caller.ledger().usage and llm.caller.ledger().take() == ModelUsage()
+
+
+async def test_what_a_step_cut_short_spent_is_counted_by_the_report(tmp_path: Path) -> None:
+    def script(schema: type[BaseModel], prompt: str) -> Any:
+        if schema is ReportOut:
+            return ReportOut(title="Fares")
+        return fare_first_unusable_then_right(schema, prompt)
+
+    model = HoldingReAsks(script)
+    llm, _ = reasoner(script, tmp_path, model, llm_parse_retries=1)
+    cut = asyncio.create_task(llm.extract("Q?", SUB, [PASSAGE], 2))
+    await model.held.wait()  # its first, unusable reply is spent
+    cut.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cut
+    written = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [], [SOURCE], None)
+    assert written.usage.roles["extraction"].calls == 1 and written.usage.roles["synthesis"].calls == 1
+    assert written.usage == llm.caller.ledger().usage
