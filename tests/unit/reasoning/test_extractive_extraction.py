@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
-from research_assistant.reasoning.extractive.scoring import KEY_BONUS, key_fit
+from research_assistant.reasoning.extractive.query import build_query
+from research_assistant.reasoning.extractive.scoring import KEY_BONUS, candidate_features, key_fit, score_candidates
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, SubQuestion
 from research_assistant.text.tokens import content_terms, names_in
@@ -411,8 +412,6 @@ def test_a_sentence_under_several_short_lines_stands_in_the_section_the_first_on
 
 
 def test_a_sentence_in_the_section_the_sub_question_names_outranks_its_twin_elsewhere() -> None:
-    from research_assistant.reasoning.extractive.scoring import score_candidates
-
     sentence = "The parent process advises the children to exit after their current request."
     text = f"Graceful Restart\n\nSignal: USR1\n\nkill -USR1 pid\n\n{sentence}\n\nOther Notes\n\n{sentence}"
     passages = [Passage(source_id="s1", title="Stopping", text=text)]
@@ -425,8 +424,6 @@ def test_a_sentence_in_the_section_the_sub_question_names_outranks_its_twin_else
 
 
 def test_a_contrast_for_a_comparison_names_both_sides_not_two_words_of_one() -> None:
-    from research_assistant.reasoning.extractive.query import build_query
-
     question = "What is the difference between a graceful restart and a normal restart of Apache httpd?"
     whole = build_query(question, SubQuestion(id="q1", text=question))
     one_side = build_query(question, SubQuestion(id="q2", text="Overview of graceful restart"))
@@ -477,8 +474,6 @@ def test_names_the_question_sets_aside_do_not_key_the_row_that_answers() -> None
             "EXCLUSIVE | An EXCLUSIVE lock is needed in order to write to the database file."
         ),
     )
-    from research_assistant.reasoning.extractive.scoring import candidate_features
-
     question = "Besides SHARED and EXCLUSIVE, what other lock states can a database file be in?"
     found = candidates([locks])
     features = candidate_features(question, SubQuestion(id="q1", text=question), [locks], found, Embedder())
