@@ -1,0 +1,87 @@
+"""The lxml reading of a page (`_lxml_to_text`) gives BeautifulSoup's text to the character (`_soup_to_text`),
+on markup where the two trees differ: whitespace-only strings, text of string containers (<script>, <rt>),
+comments, the tail text of a dropped element; and markup it leaves to BeautifulSoup."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_assistant.text import html
+from research_assistant.text.html import ExtractedHtml
+
+CASES = {
+    # A dropped script and permalink leave a space between the words around them, as a removed tag does.
+    "table cells": (
+        '<table><tr><td>left<script>x()</script>right</td><td>a<a class="headerlink" href="#a">¶</a>b</td></tr>'
+        "<tr><td> </td><td>  only\n cell </td></tr></table>",
+        "",
+        "left right | a b\n\nonly cell",
+    ),
+    # The title falls back to the first heading, read with spaces between its strings.
+    "heading title": (
+        '<html><body><h1>Intro<a class="headerlink" href="#i">¶</a>duction</h1>'
+        "<p>Text <!-- c --> here</p></body></html>",
+        "Intro duction",
+        "Introduction\n\nText here",
+    ),
+    # Ruby text is inline text, but not a table cell's text (BeautifulSoup's `get_text()` leaves it out).
+    "ruby": (
+        "<body><p>Kanji <ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby> read</p>"
+        "<table><tr><td>漢<rt>kan</rt></td></tr></table></body>",
+        "",
+        "Kanji 漢(kan) read\n\n漢",
+    ),
+    # Code keeps its whitespace; of two Sphinx bodies the longer is the content, whitespace counted as stored.
+    "code": (
+        '<body><div class="body"><pre>  x = 1\n\n  <span>y</span> = 2  </pre></div>'
+        '<div class="body"><p>short</p>\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n</div></body>',
+        "",
+        "  x = 1\n\n  y = 2",
+    ),
+    # A line of navigation links goes (a comment among them counted); a single link that is no navigation word,
+    # a list of related pages, and a line with code beside its link stay.
+    "navigation": (
+        '<body><p><a href="a.html">Prev</a> <!-- between -->|<a href="b.html">Next</a></p>'
+        '<p>Next: <a href="c.html">Chapter</a></p><p>See <a href="d.html">d(1)</a>, <a href="e.html">e(1)</a></p>'
+        '<p><a href="f.html">Home</a><code>f()</code></p></body>',
+        "",
+        "Next: Chapter\n\nSee d(1), e(1)\n\nHomef()",
+    ),
+    "metadata": (
+        '<html><head><title> A\n  page </title><meta name="author" content=" Ines  Larsson ">'
+        '<link rel="alternate canonical" href=" https://x.org/p "><script type="application/ld+json">'
+        '{"datePublished": "2024-01-02"}</script></head><body hidden><p>gone</p></body></html>',
+        "A page",
+        "A page",  # the body is hidden: the whole page is read, its title included
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_lxml_reading_gives_beautifulsoups_text(name: str) -> None:
+    markup, title, text = CASES[name]
+
+    page = html._lxml_to_text(markup)
+
+    assert (page.title, page.text) == (title, text)
+    assert page == html._soup_to_text(markup)
+
+
+def test_the_lxml_reading_reads_metadata() -> None:
+    page = html._lxml_to_text(CASES["metadata"][0])
+
+    assert page == ExtractedHtml("A page", "A page", "Ines Larsson", "2024-01-02", "https://x.org/p")
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<body><h1>Next<!DOCTYPE html>Up</h1></body>",  # a doctype splits BeautifulSoup's strings, not lxml's text
+        "<div>" * 2100 + "deep text" + "</div>" * 2100,  # lxml's tree stops 2048 elements deep
+        "",
+    ],
+)
+def test_markup_the_lxml_reading_does_not_cover_is_read_by_beautifulsoup(markup: str) -> None:
+    with pytest.raises(html._Unsupported):
+        html._lxml_to_text(markup)
+    assert html.html_to_text(markup) == html._soup_to_text(markup)
