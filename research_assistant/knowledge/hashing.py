@@ -16,13 +16,21 @@ import numpy as np
 
 from research_assistant.text.tokens import content_terms
 
+_BUCKETS_KEPT = 1 << 20
+_buckets: dict[int, dict[str, int]] = {}
+"""By vector size: each feature's slot and sign as one number, (slot + 1) times the sign; kept, since words and
+n-grams repeat across texts (a plain dict: its look-up costs a third of a cached function's call)."""
 
-@lru_cache(maxsize=1 << 20)
-def _bucket(feature: str, dim: int) -> tuple[int, float]:
-    """The vector slot and sign of a feature; cached, since words and n-grams repeat across texts."""
+
+def _bucket(feature: str, dim: int) -> int:
+    """The vector slot and sign of a feature, as (slot + 1) times the sign (never 0)."""
     digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
     value = int.from_bytes(digest, "little")
-    return value % dim, (1.0 if (value >> 63) & 1 else -1.0)
+    found = _buckets.setdefault(dim, {})
+    if len(found) >= _BUCKETS_KEPT:
+        found.clear()
+    bucket = found[feature] = (value % dim + 1) * (1 if (value >> 63) & 1 else -1)
+    return bucket
 
 
 @lru_cache(maxsize=1 << 18)
@@ -53,9 +61,10 @@ def hashing_vector(text: str, dim: int) -> np.ndarray:
         counts[f"p:{left} {right}"] = 0.5 * number  # "p:" features are one per distinct pair
     if not counts:
         return np.zeros(dim)
-    buckets = [_bucket(feature, dim) for feature in counts]
-    slots = np.fromiter((slot for slot, _ in buckets), dtype=np.intp, count=len(buckets))
-    signs = np.fromiter((sign for _, sign in buckets), dtype=np.float64, count=len(buckets))
+    known = _buckets.get(dim, {}).get
+    buckets = np.array([known(feature) or _bucket(feature, dim) for feature in counts], dtype=np.intp)
+    slots = np.abs(buckets) - 1
+    signs = np.sign(buckets).astype(np.float64)  # exactly 1.0 or -1.0
     weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
     weights = np.where(weights >= 1.0, 1.0 + np.log(np.maximum(weights, 1.0)), weights) * signs
     vector = np.bincount(slots, weights=weights, minlength=dim)

@@ -49,8 +49,8 @@ def words(text: str) -> list[str]:
 
 def content_terms(text: str) -> list[str]:
     """Stemmed words without stopwords: the terms that carry meaning."""
-    stem = english_stemmer().stemWord
-    return [stem(w) for w in words(text) if (w not in STOPWORDS and len(w) > 1) or w.isdigit()]
+    kept = [w for w in words(text) if (w not in STOPWORDS and len(w) > 1) or w.isdigit()]
+    return english_stemmer().stemWords(kept)  # one call for the list: the same stems, in a fraction of the time
 
 
 def terms_of(text: str) -> list[str]:
