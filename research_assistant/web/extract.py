@@ -7,14 +7,14 @@ navigation, ads, cookie banners and related-links boilerplate):
 * Trafilatura is the default. It scores blocks by text and link density, so it
   drops boilerplate that carries no semantic markup — consent banners, ad
   slots, "more stories" rails, newsletter boxes, comments — even inside
-  ``<main>`` or ``<article>``, where our BeautifulSoup extractor
-  (`html_to_text`) keeps everything. On the hand-written pages it leaked none
+  ``<main>`` or ``<article>``, where our own extractor (`html_to_text`)
+  keeps everything. On the hand-written pages it leaked none
   of 88 boilerplate phrases, `html_to_text` 51, both keeping every paragraph.
 * `html_to_text` is used for pages made by documentation generators (Sphinx,
   mdBook, rustdoc, MkDocs, ...): their main container holds the document and
   nothing else, and trafilatura drops real content there — version notes,
-  tables, definitions — keeping 85-88% of the words against 99.7-100%, at
-  twice the time.
+  tables, definitions — keeping 85-88% of the words against 99.7-100%, and
+  it takes longer.
 * `html_to_text` is also the fallback when trafilatura finds nothing, keeps
   under a third of the text of the container the page marks as its main
   content (index pages, which are link lists), or drops a code block; see

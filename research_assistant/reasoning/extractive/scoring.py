@@ -211,7 +211,7 @@ def candidate_features(
     # Rows of a table that has a row keyed by an asked name are about other things; elsewhere a name the
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
     asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
-    selecting = bool(SELECTING.match(without_context(sub_question.text)))
+    selecting = bool(WHICH_THING.match(without_context(sub_question.text)))
     keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c, asked_words)[0]}
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
@@ -290,7 +290,9 @@ def candidate_features(
     return features
 
 
-SELECTING = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|should|will|would)\b)[\w-]+", re.I)
+WHICH_THING = re.compile(
+    r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|should|will|would)\b)[\w-]+", re.IGNORECASE
+)
 """'Which specifier ...?', 'What function ...?': the question asks which thing it is, a name."""
 _SET_ASIDE = re.compile(r"^\s*(?:besides|apart from|aside from|other than|except(?: for)?)\s+([^,?]+),", re.I)
 SELECTED_ROW = 0.5
