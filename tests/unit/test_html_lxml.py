@@ -1,4 +1,4 @@
-"""The lxml reading of a page (`_lxml_to_text`) gives BeautifulSoup's text to the character (`_soup_to_text`),
+"""The lxml reading of a page (`lxml_to_text`) gives BeautifulSoup's text to the character (`soup_to_text`),
 on markup where the two trees differ: whitespace-only strings, text of string containers (<script>, <rt>),
 comments, the tail text of a dropped element; and markup it leaves to BeautifulSoup."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.text import html
+from research_assistant.text import html, html_lxml, html_soup
 from research_assistant.text.html import ExtractedHtml
 
 CASES = {
@@ -61,14 +61,14 @@ CASES = {
 def test_the_lxml_reading_gives_beautifulsoups_text(name: str) -> None:
     markup, title, text = CASES[name]
 
-    page = html._lxml_to_text(markup)
+    page = html_lxml.lxml_to_text(markup)
 
     assert (page.title, page.text) == (title, text)
-    assert page == html._soup_to_text(markup)
+    assert page == html_soup.soup_to_text(markup)
 
 
 def test_the_lxml_reading_reads_metadata() -> None:
-    page = html._lxml_to_text(CASES["metadata"][0])
+    page = html_lxml.lxml_to_text(CASES["metadata"][0])
 
     assert page == ExtractedHtml("A page", "A page", "Ines Larsson", "2024-01-02", "https://x.org/p")
 
@@ -82,6 +82,6 @@ def test_the_lxml_reading_reads_metadata() -> None:
     ],
 )
 def test_markup_the_lxml_reading_does_not_cover_is_read_by_beautifulsoup(markup: str) -> None:
-    with pytest.raises(html._Unsupported):
-        html._lxml_to_text(markup)
-    assert html.html_to_text(markup) == html._soup_to_text(markup)
+    with pytest.raises(html_lxml.Unsupported):
+        html_lxml.lxml_to_text(markup)
+    assert html.html_to_text(markup) == html_soup.soup_to_text(markup)
