@@ -143,6 +143,13 @@ def collection_name_for(model_name: str) -> str:
     return f"research__{slug}"
 
 
+SEARCH_EF = 400
+"""How many candidates Chroma's vector index weighs per search. At its default (100, as many as a search over a
+whole corpus asks for) the last of them came out differently from one process to the next, so the same question
+could read other sources on another run; at 400 they come out the same, for about a millisecond more a search
+(8 ms against 7.5 to 8 ms, medians over the Python manual's 26,512 chunks)."""
+
+
 def _revision_key(corpus: str) -> str:
     return "rev:" + hashlib.sha1(corpus.encode()).hexdigest()[:12]
 
@@ -299,7 +306,7 @@ class ResearchRepository:
             return self._client.create_collection(
                 self._name,
                 metadata={MODEL_KEY: self._model},
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": {"space": "cosine", "ef_search": SEARCH_EF}},
                 embedding_function=None,
             )
         collection = self._client.get_collection(self._name, embedding_function=None)
@@ -309,6 +316,9 @@ class ResearchRepository:
                 f"collection {self._name!r} holds vectors from embedding model {recorded!r}, not {self._model!r}; "
                 "use the model it was built with or a different repository folder"
             )
+        hnsw = (collection.configuration_json or {}).get("hnsw") or {}
+        if int(hnsw.get("ef_search") or 0) < SEARCH_EF:  # made before the setting: searched as it now is
+            collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
         return collection
 
     @property

@@ -5,11 +5,16 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import chromadb
 import pytest
+from chromadb.config import Settings as ChromaSettings
 
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.embeddings import HashingEmbedding
-from research_assistant.knowledge.repository import RepositoryError, ResearchRepository, collection_name_for
+from research_assistant.knowledge.repository import SEARCH_EF, RepositoryError, ResearchRepository, collection_name_for
+
+SETTINGS = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+"""The repository's own client settings: Chroma allows one set per folder in a process."""
 
 FILLER = (
     "The tram network is run by the transit authority, which publishes timetables, fares and planning "
@@ -214,3 +219,19 @@ def test_large_corpora_are_read_from_chroma_in_pages(
     assert set(repository.indexed_hashes("C1")) == {sid(name) for name in [*names, *TEXTS]}
     assert set(repository.document_info(sid(name) for name in names)) == {sid(name) for name in names}
     assert repository.retrieve("kiln at doc5", 3, corpus="C1")[0].source_id == sid("doc5")
+
+
+def test_vector_search_weighs_enough_candidates_to_come_out_the_same_every_time(tmp_path: Path) -> None:
+    def ef_search() -> int:
+        client = chromadb.PersistentClient(path=str(tmp_path / "db"), settings=SETTINGS)
+        [collection] = client.list_collections()
+        return int(client.get_collection(collection.name).configuration_json["hnsw"]["ef_search"])
+
+    ResearchRepository(tmp_path / "db", HashingEmbedding()).add_document(doc("depot"), "r1")
+    assert ef_search() == SEARCH_EF
+    # A repository made before the setting: its collection is searched with it from its next opening on.
+    client = chromadb.PersistentClient(path=str(tmp_path / "db"), settings=SETTINGS)
+    client.get_collection(client.list_collections()[0].name).modify(configuration={"hnsw": {"ef_search": 100}})
+    assert ef_search() == 100
+    ResearchRepository(tmp_path / "db", HashingEmbedding())
+    assert ef_search() == SEARCH_EF
