@@ -32,6 +32,8 @@ _NOUN_PHRASE = re.compile(
 )
 """'What is X?', 'Define X', 'What does X mean?', 'How does X work (with Y)?': X is a noun phrase as the
 question writes it."""
+_CLAUSE = re.compile(r",|\s(?:instead of|rather than|compared (?:to|with)|as opposed to|so that|when|if)\s", re.I)
+"""Where a clause that qualifies the noun phrase begins."""
 _NOT_A_NOUN_PHRASE = re.compile(r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did)\b", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)
@@ -98,6 +100,8 @@ def _noun_phrase(question: str) -> str:
         return ""
     phrase = next(g for g in match.groups() if g).strip(" \"'“”`")
     phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", phrase))
+    phrase = _CLAUSE.split(phrase, maxsplit=1)[0]  # 'the drawbacks of loading X instead of Y' -> 'loading X'
+
     return phrase if 0 < len(phrase.split()) <= 8 and not _NOT_A_NOUN_PHRASE.search(phrase) else ""
 
 

@@ -343,6 +343,12 @@ def test_the_topic_is_a_phrase_the_question_writes() -> None:
         ("Who invented the telephone?", "telephone"),
         ("How does Python manage memory and reclaim reference cycles?", "Python"),
         ("What kinds of temporary files does SQLite use?", "temporary files"),
+        (
+            "What are the drawbacks of loading modules as shared objects instead of statically?",
+            "loading modules as shared objects",
+        ),
+        ("How does write-ahead logging (WAL) work, as opposed to a rollback journal?", "write-ahead logging (WAL)"),
+        ("How does Apache's event MPM deal with keep-alive connections?", "Apache's event MPM"),
     ]:
         assert topic_of(question, analyze_question(question)) == topic
 
