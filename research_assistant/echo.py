@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Annotated
 
 from pydantic import AfterValidator
@@ -63,3 +63,8 @@ def counted(messages: Iterable[str]) -> list[str]:
     """Each distinct message once, in the order first said, with its count when it was said more than once."""
     counts = Counter(messages)
     return [repeated(message, times) for message, times in counts.items()]
+
+
+def series(items: Sequence[str]) -> str:
+    """Items as a reader lists them: 'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

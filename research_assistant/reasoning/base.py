@@ -14,11 +14,12 @@ calls no model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 from research_assistant.context import DepthProfile
+from research_assistant.echo import series
 from research_assistant.schemas import (
     Evidence,
     ModelUsage,
@@ -66,7 +67,7 @@ class Step(Generic[T]):
         notices = []
         for (step, reason), subjects in grouped.items():
             several = len(subjects) > 1
-            named = f" ({'sub-questions' if several else 'sub-question'} {_series(subjects)})" if subjects else ""
+            named = f" ({'sub-questions' if several else 'sub-question'} {series(subjects)})" if subjects else ""
             instead = "these steps" if several else "this step"
             notices.append(Notice(message=f"{step}{named}: {reason}; the extractive reasoner did {instead} instead."))
         return notices + list(self.notices)
@@ -81,11 +82,6 @@ def joined(steps: Iterable[Step[list[E]]]) -> Step[list[E]]:
         tuple(notice for step in steps for notice in step.notices),
         sum((step.usage for step in steps), ModelUsage()),
     )
-
-
-def _series(items: Sequence[str]) -> str:
-    """'q1', 'q1 and q2', 'q1, q2 and q3'."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 class Reasoner(Protocol):

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from research_assistant.context import CitationStyle
-from research_assistant.echo import counted, shorten
+from research_assistant.echo import counted, series, shorten
 from research_assistant.report.citations import escape_markdown, format_locator, format_source, plain_text
 from research_assistant.report.quotations import collapse, quotations, quoted_in
 from research_assistant.report.summary import RunSummary, render_run_summary
@@ -75,7 +75,7 @@ class _Citations:
         first = f"**{escape_markdown(label)}:** {first}" if label else first
         if not others:
             return first
-        return f"{first}; similarly {_series(others)}"
+        return f"{first}; similarly {series(others)}"
 
     def _statement(self, statement: str, items: Sequence[Evidence]) -> str:
         """A model-written statement with its citations; a quotation in it is cited right after it, only to the
@@ -117,11 +117,6 @@ def _label(items: Sequence[Evidence]) -> str:
     if not title or title[0] in _GENERIC_TITLES or set(title) <= set(words(items[0].quote)):
         return ""
     return section
-
-
-def _series(parts: Sequence[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def _cited_lines(findings: Sequence[Finding], citations: _Citations, labelled: bool = False) -> list[str]:
