@@ -21,7 +21,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationError
 from pydantic.dataclasses import dataclass as validated_dataclass
 
-from research_assistant.reasoning.llm.models import ROLES
 from research_assistant.settings import get_settings
 
 
@@ -63,6 +62,10 @@ PROFILES: dict[Depth, DepthProfile] = {
     Depth.DEEP: DepthProfile(5, 3, 8, 5, 25, 4, 18, 85.0),
 }
 
+
+Role = Literal["analysis", "planning", "extraction", "evaluation", "synthesis", "judge"]
+ROLES: tuple[Role, ...] = ("analysis", "planning", "extraction", "evaluation", "synthesis", "judge")
+"""What a run asks of a model, each of which may have a model of its own (`Context.models`)."""
 
 MODEL_EXAMPLE = "google_genai:gemini-2.5-flash"
 _PROVIDER = re.compile(r"[a-z][a-z0-9_]*")

@@ -7,15 +7,15 @@ LangChain integration is installed works with its own environment variables.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from research_assistant.context import ROLES, Role
 from research_assistant.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-Role = Literal["analysis", "planning", "extraction", "evaluation", "synthesis", "judge"]
-ROLES: tuple[Role, ...] = ("analysis", "planning", "extraction", "evaluation", "synthesis", "judge")
+__all__ = ["ROLES", "ModelUnavailable", "Role", "build_chat_model", "model_spec"]
 
 
 class ModelUnavailable(Exception):
