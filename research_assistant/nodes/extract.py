@@ -127,7 +127,7 @@ def select_evidence(
     per_sub_question: int,
 ) -> list[Evidence]:
     """The round's evidence: per sub-question at most `per_sub_question` items (or as many as the reasoner gave
-    for one source, when it keeps more), best scored first with `SAME_SOURCE_PENALTY`, no claim twice.
+    for one source, when it keeps more), best scored first with `SAME_SOURCE_PENALTY`, no claim twice under one heading.
 
     `found` holds each source's evidence in the reasoner's order; `source_order` ranks the sources (the order
     they were chosen in) and `sub_question_order` the sub-questions, so ties, and the result, do not depend
@@ -153,13 +153,13 @@ def select_evidence(
         cap = max(per_sub_question, *(count for (sub, _), count in rank.items() if sub == sub_question_id))
         pool.sort(key=lambda entry: (entry[0], entry[1]))
         taken: dict[str, int] = defaultdict(int)
-        claims: set[str] = set()
+        claims: set[tuple[str, str]] = set()
         while pool and sum(taken.values()) < cap:
             # The first of equals wins: the earlier source, the reasoner's earlier item.
             best = max(pool, key=lambda entry: entry[2].score * SAME_SOURCE_PENALTY ** taken[entry[2].source_id])
             pool.remove(best)
             item = best[2]
-            claim = " ".join(item.claim.lower().split())
+            claim = (" ".join(item.claim.lower().split()), item.section)  # the same words under two headings
             if claim in claims:
                 continue
             claims.add(claim)

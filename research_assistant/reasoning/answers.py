@@ -62,7 +62,7 @@ _LIST = re.compile(
     r"|^\s*(?:list|name|enumerate)\b"
     r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
-    r"|^\s*which\s+[a-z]*[^su\W]s\s+[a-z]+\b",
+    r"|^\s*which\s+(?!(?:is|was|has|does)\b)[a-z]*[^su\W]s\s+[a-z]+\b",
     re.IGNORECASE,
 )
 _SELECTING = re.compile(r"\b(?:rather than|instead of|unlike)\b", re.IGNORECASE)

@@ -222,13 +222,15 @@ def render_report(
     citations = _Citations(sources, evidence)
     lines = [f"# {escape_markdown(report.title) or 'Research report'}", ""]
     lines += [f"**Question:** {escape_markdown(report.question)}", ""]
-    answer = " ".join(_cited_lines(report.answer, citations))
+    # The answer names what each quote is about when only its heading does ('**post-receive:** “This hook ...”').
+    answer = " ".join(_cited_lines(report.answer, citations, labelled=True))
     if not report.quick_answer and (answer or report.answer_note):
         lines += _section("Answer", [answer or f"_{escape_markdown(report.answer_note)}_"], "")
-    summary = " ".join(_cited_lines(report.summary, citations))
     if report.quick_answer:
+        summary = " ".join(_cited_lines(report.summary, citations, labelled=True))
         lines += _section("Answer", [summary] if summary else [], "No answer could be supported by the sources.")
     else:
+        summary = " ".join(_cited_lines(report.summary, citations))
         lines += _report_body(report, summary, citations)
     lines += _section("Caveats", _caveats(report, notices), "None.")
 

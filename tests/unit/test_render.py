@@ -252,6 +252,7 @@ def test_a_quote_opens_with_the_heading_it_stands_under_unless_it_says_so_itself
     }
     findings = [Finding(text=e.quote, evidence_ids=[e.id], verbatim=True) for e in evidence.values()]
     report = _report(
+        answer=findings[:1],
         summary=findings[:1],
         key_findings=findings,
         sections=[ReportSection(sub_question_id="q1", heading="Is it fast?", findings=findings)],
@@ -264,4 +265,6 @@ def test_a_quote_opens_with_the_heading_it_stands_under_unless_it_says_so_itself
     assert "3. \u201cthe cache is slow under load\u201d [2]" in markdown
     assert "4. \u201cnothing in particular\u201d [3]" in markdown
     assert "**High Concurrency:**" not in _section(markdown, "Summary")
+    # The answer says what its quote is about when only the heading does.
+    assert _section(markdown, "Answer") == "**High Concurrency:** \u201cAlpha says the cache is fast\u201d [1]"
     assert check_rendered_citations(markdown, TEXTS) == []

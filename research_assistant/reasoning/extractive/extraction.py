@@ -2,12 +2,14 @@
 
 Candidates (see `candidates`) are scored (see `scoring`); those at or above the
 minimum relevance are taken best first, with a mild penalty for each item
-already taken from the same source (so that sources vary), skipping overlaps and
-near-duplicates. Every quote is an exact span of its passage's text.
+already taken from the same source (so that sources vary) and, for a list
+question, from the same section, skipping overlaps and near-duplicates. Every
+quote is an exact span of its passage's text.
 """
 
 from __future__ import annotations
 
+from research_assistant.reasoning.answers import asked_for
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates
 from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
 from research_assistant.reasoning.extractive.signals import evidence_id
@@ -17,6 +19,9 @@ from research_assistant.text.spaces import collapse
 
 SAME_SOURCE_PENALTY = 0.85
 """Each item already taken from a source multiplies that source's next candidates by this."""
+SAME_SECTION_PENALTY = 0.8
+"""For a list question, each item already taken from a section multiplies its next candidates by this as well:
+a list's items stand in different places ('High Concurrency', 'Very large datasets')."""
 DUPLICATE_COSINE = 0.9
 
 
@@ -51,34 +56,45 @@ def extract_evidence(
     scored = score_candidates(question, sub_question, passages, found, embedder, analysis)
     scores = [relevance for relevance, _ in scored]
     pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
+    listing = asked_for(sub_question.text).kind == "list"
     chosen: list[int] = []
     per_source: dict[str, int] = {}
+    per_section: dict[tuple[str, str], int] = {}
+
+    def section_of(i: int) -> tuple[str, str]:
+        return _source(passages, found[i]), found[i].section
+
+    def adjusted(i: int) -> tuple[float, int]:
+        penalty = SAME_SOURCE_PENALTY ** per_source.get(_source(passages, found[i]), 0)
+        if listing:
+            penalty *= SAME_SECTION_PENALTY ** per_section.get(section_of(i), 0)
+        return scores[i] * penalty, -i
+
+    def repeats(i: int, j: int) -> bool:
+        if _overlaps(found[i], found[j]):
+            return True
+        if listing and found[i].section and found[i].section != found[j].section:
+            return False  # the same words said of two items of a list ('This hook is invoked by ...')
+        return (
+            collapse(found[j].quote).lower() == collapse(found[i].quote).lower()
+            or embedder.similarity(found[i].quote, found[j].quote) >= DUPLICATE_COSINE
+        )
+
     while pool and len(chosen) < limit:
-
-        def adjusted(i: int) -> tuple[float, int]:
-            return scores[i] * SAME_SOURCE_PENALTY ** per_source.get(_source(passages, found[i]), 0), -i
-
         best = max(pool, key=adjusted)
         pool.remove(best)
-        claim = collapse(found[best].quote).lower()
-        duplicate = any(
-            _overlaps(found[best], found[j])
-            or collapse(found[j].quote).lower() == claim
-            or embedder.similarity(found[best].quote, found[j].quote) >= DUPLICATE_COSINE
-            for j in chosen
-        )
-        if duplicate:
+        if any(repeats(best, j) for j in chosen):
             continue
         chosen.append(best)
-        source = passages[found[best].passage_index].source_id
-        per_source[source] = per_source.get(source, 0) + 1
+        per_source[_source(passages, found[best])] = per_source.get(_source(passages, found[best]), 0) + 1
+        per_section[section_of(best)] = per_section.get(section_of(best), 0) + 1
     evidence = []
     for i in chosen:
         candidate = found[i]
         source_id = passages[candidate.passage_index].source_id
         evidence.append(
             Evidence(
-                id=evidence_id(source_id, sub_question.id, candidate.quote),
+                id=evidence_id(source_id, sub_question.id, candidate.quote, candidate.section),
                 claim=collapse(candidate.quote),
                 quote=candidate.quote,
                 source_id=source_id,

@@ -41,10 +41,11 @@ def unique_evidence(evidence: list[Evidence]) -> list[Evidence]:
 
 
 def distinct_claims(items: list[Evidence]) -> list[Evidence]:
-    """One item per (source, claim): the best-scored, ordered best first."""
-    best: dict[tuple[str, str], Evidence] = {}
+    """One item per (source, section, claim): the best-scored, ordered best first. The same words under two
+    headings say two things ('This hook is invoked by ...' under 'post-receive' and under 'post-update')."""
+    best: dict[tuple[str, str, str], Evidence] = {}
     for item in sorted(items, key=lambda e: (-e.score, e.id)):
-        best.setdefault((item.source_id, item.claim.lower()), item)
+        best.setdefault((item.source_id, item.section, item.claim.lower()), item)
     return list(best.values())
 
 

@@ -41,7 +41,7 @@ from research_assistant.reasoning.extractive.shapes import entity_bonus, length_
 from research_assistant.reasoning.extractive.terms import synonyms, with_identifier_matches
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
-from research_assistant.text.tokens import content_terms, names_in, quoted_literals, terms_of, words
+from research_assistant.text.tokens import STOPWORDS, content_terms, names_in, quoted_literals, terms_of, words
 
 SCORE_SCALE = 1.3
 """Raw relevance (weighted parts plus bonuses) divided by this gives the 0..1 score."""
@@ -212,6 +212,7 @@ def candidate_features(
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
     asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
     selecting = bool(WHICH_THING.match(without_context(sub_question.text)))
+    instance_of = asked_types(sub_question.text) if selecting or asked.kind == "list" else frozenset()
     keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c, asked_words)[0]}
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
@@ -258,6 +259,8 @@ def candidate_features(
             answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
         if selecting and candidate.row and asked.kind is None and not keyed[0]:
             answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
+        if instance_of and candidate.section and not titled_by_section and names_instance(instance_of, candidate):
+            answer = max(answer, INSTANCE_ANSWER)  # 'Which hooks ...?': 'post-receive' / 'This hook is invoked ...'
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
@@ -294,6 +297,44 @@ WHICH_THING = re.compile(
     r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|should|will|would)\b)[\w-]+", re.IGNORECASE
 )
 """'Which specifier ...?', 'What function ...?': the question asks which thing it is, a name."""
+_ASKED_TYPE = re.compile(
+    r"^\s*(?:(?:in|by|with|through|for|on|at)\s+)?(?:which|what)\s+((?:[a-z][\w-]*\s+){1,3})", re.IGNORECASE
+)
+_INSTANCE_SENTENCE = r"^(?:this|the|that|each|such an?)\s+(?:[\w-]+\s+)?(?:{types})\b"
+INSTANCE_ANSWER = 0.75
+"""The answer strength of a sentence that speaks of one thing of the asked type ('This hook is invoked ...')
+in a section named after that thing ('post-receive'), for 'Which hooks run ...?': the section's name is the
+answer, and the report labels the quote with it."""
+_MAX_NAME_WORDS = 4
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if re.search(r"(?:ss|x|ch|sh)es$", word):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def asked_types(question: str) -> frozenset[str]:
+    """The words that may name the type of thing a 'which X' question asks for, singular: 'hook' for 'Which
+    hooks run on the remote repository ...?', 'format' and 'specifier' for 'Which mod_headers format specifier
+    adds ...?' (the noun phrase's end is not known without a parser, so each of its first words may be it)."""
+    match = _ASKED_TYPE.match(without_context(question))
+    if match is None:
+        return frozenset()
+    return frozenset(_singular(w) for w in words(match.group(1).lower()) if len(w) > 2 and w not in STOPWORDS)
+
+
+def names_instance(types: frozenset[str], candidate: Candidate) -> bool:
+    """Whether the candidate speaks of one thing of an asked type ('This hook ...', 'The directive ...') under a
+    section whose heading is short enough to be that thing's name."""
+    if len(candidate.section.split()) > _MAX_NAME_WORDS:
+        return False
+    pattern = _INSTANCE_SENTENCE.format(types="|".join(re.escape(t) for t in sorted(types)))
+    return re.match(pattern, candidate.focal.strip(), re.IGNORECASE) is not None
+
+
 _SET_ASIDE = re.compile(r"^\s*(?:besides|apart from|aside from|other than|except(?: for)?)\s+([^,?]+),", re.I)
 SELECTED_ROW = 0.5
 """The answer strength of a table row for a question that asks which thing it is: the row's first cell names

@@ -68,11 +68,20 @@ def usable_evidence(evidence: list[Evidence], sources: list[SourceRecord]) -> li
     return [e for e in unique_evidence(evidence) if e.source_id not in unread and e.claim.strip()]
 
 
+SAID_OF_ANOTHER = 0.5
+"""The similarity of the same words quoted under two headings: two findings, each about what its heading names."""
+
+
 def _select(items: list[Evidence], relevance: list[float], k: int, embedder: Embedder) -> list[int]:
     if not items:
         return []
     vectors = embedder.matrix([e.claim for e in items])
-    return mmr(relevance, vectors @ vectors.T, k, lambda_=MMR_LAMBDA)
+    similarity = vectors @ vectors.T
+    for i, a in enumerate(items):
+        for j, b in enumerate(items):
+            if a.section != b.section and a.claim == b.claim:
+                similarity[i, j] = SAID_OF_ANOTHER  # 'This hook is invoked ...' under 'post-receive' and 'post-update'
+    return mmr(relevance, similarity, k, lambda_=MMR_LAMBDA)
 
 
 def _sections(plan: ResearchPlan, items: list[Evidence], embedder: Embedder) -> list[ReportSection]:
@@ -105,13 +114,13 @@ def _key_findings(
     discounted, chosen by MMR so that they do not repeat each other."""
     direct = direct_sub_questions(question, plan)
     first = direct[0] if direct else ""
-    pool: dict[str, Evidence] = {}
+    pool: dict[tuple[str, str], Evidence] = {}
     for item in sorted(items, key=lambda e: (e.sub_question_id not in direct, -e.score, e.id)):
         claim = item.claim.lower()
         # A direct answer keeps its direct sub-question's score; a sentence that another finding quotes
-        # whole (or that quotes it whole) would say the same thing twice.
-        if not any(claim in kept or kept in claim for kept in pool):
-            pool[claim] = item
+        # whole (or that quotes it whole) under the same heading would say the same thing twice.
+        if not any((claim in kept or kept in claim) and section == item.section for kept, section in pool):
+            pool[(claim, item.section)] = item
     candidates = list(pool.values())
     whole = build_query(question, SubQuestion(id=first or "q1", text=question), analysis)
     query = embedder.vector(question)

@@ -5,7 +5,15 @@ from __future__ import annotations
 from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.query import build_query
-from research_assistant.reasoning.extractive.scoring import KEY_BONUS, candidate_features, key_fit, score_candidates
+from research_assistant.reasoning.extractive.scoring import (
+    INSTANCE_ANSWER,
+    KEY_BONUS,
+    asked_types,
+    candidate_features,
+    key_fit,
+    names_instance,
+    score_candidates,
+)
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, SubQuestion
 from research_assistant.text.tokens import content_terms, names_in
@@ -479,3 +487,43 @@ def test_names_the_question_sets_aside_do_not_key_the_row_that_answers() -> None
     features = candidate_features(question, SubQuestion(id="q1", text=question), [locks], found, Embedder())
     kept = [c.quote.split(" | ")[0] for c, f in zip(found, features, strict=True) if f is not None]
     assert kept == ["RESERVED"]
+
+
+HOOKS = Passage(
+    source_id="s-hooks",
+    title="githooks(5)",
+    text=(
+        "pre-push\n\nThis hook is called by git push and can be used to prevent a push from taking place. "
+        "Information about what is to be pushed is provided on the hook's standard input.\n\n"
+        "pre-receive\n\nThis hook is invoked by git-receive-pack when it reacts to git push and updates "
+        "reference(s) in its repository.\n\n"
+        "post-receive\n\nThis hook is invoked by git-receive-pack when it reacts to git push and updates "
+        "reference(s) in its repository.\n\n"
+        "post-checkout\n\nThis hook is invoked when a git checkout is run after having updated the worktree."
+    ),
+)
+
+
+def test_asked_types_are_the_singular_words_after_which() -> None:
+    assert asked_types("Which hooks run on the remote repository when it receives a push?") >= {"hook"}
+    assert {"format", "specifier"} <= asked_types("Which mod_headers format specifier adds the time taken?")
+    assert asked_types("In which situations is a server better?") >= {"situation"}
+    assert asked_types("How does the cache work?") == frozenset()
+
+
+def test_a_list_of_things_named_by_their_sections_quotes_each_section_once() -> None:
+    question = "Which hooks run on the remote repository when it receives a push?"
+    evidence = extract(question, question, [HOOKS], limit=2)
+    # The same words, said under two headings, are two items of the list; the section names each.
+    assert [e.section for e in evidence] == ["pre-receive", "post-receive"]
+    assert len({e.id for e in evidence}) == 2
+    assert evidence[0].quote == evidence[1].quote
+
+
+def test_a_sentence_about_one_thing_of_the_asked_type_answers_which() -> None:
+    question = "Which hooks run on the remote repository when it receives a push?"
+    found = candidates([HOOKS])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [HOOKS], found, Embedder())
+    by_section = {c.section: f for c, f in zip(found, features, strict=True) if f is not None}
+    assert by_section["post-receive"].answer == INSTANCE_ANSWER
+    assert not names_instance(frozenset({"hook"}), next(c for c in found if c.focal.startswith("Information")))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from research_assistant.reasoning.extractive.progress import assess_progress
+from research_assistant.reasoning.extractive.progress import assess_progress, distinct_claims
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import (
     Evidence,
@@ -146,3 +146,12 @@ def test_recent_questions_get_less_recency_credit_offline() -> None:
 
 def test_assessment_is_deterministic() -> None:
     assert assess(ANSWERS) == assess(ANSWERS)
+
+
+def test_the_same_words_under_two_headings_are_two_claims() -> None:
+    quote = "This hook is invoked by git-receive-pack when it reacts to git push."
+    items = [
+        Evidence(id=f"E{n}", claim=quote, quote=quote, source_id="s", sub_question_id="q1", section=section, score=s)
+        for n, (section, s) in enumerate([("pre-receive", 0.9), ("post-receive", 0.8), ("post-receive", 0.7)])
+    ]
+    assert [e.id for e in distinct_claims(items)] == ["E0", "E1"]
