@@ -145,17 +145,17 @@ def _source_kinds(text: str) -> list[SourceKind]:
     return [cast(SourceKind, kind) for kind in dict.fromkeys(kinds)]
 
 
-PROVIDERS = ("tavily", "exa", "wikipedia", "arxiv")
-
-
 def _provider_names(text: str) -> list[str]:
-    names = [part.strip().lower() for part in text.split(",") if part.strip()]
-    unknown = [name for name in names if name not in PROVIDERS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown provider {', '.join(unknown) or '(none)'}; choose from {', '.join(PROVIDERS)}"
-        )
-    return list(dict.fromkeys(names))
+    """The providers named, refused as the `Context` refuses them, but at once, with the other options."""
+    from research_assistant.context import PROVIDERS, provider_names
+
+    names = [part for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"name at least one provider: {', '.join(PROVIDERS)}")
+    try:
+        return provider_names(names)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _role_model(text: str) -> tuple[str, str]:

@@ -37,6 +37,8 @@ class CitationStyle(StrEnum):
 
 
 SourceKind = Literal["local", "web", "news", "academic", "wiki"]
+PROVIDERS: tuple[str, ...] = ("tavily", "exa", "wikipedia", "arxiv")
+"""The search provider families a run may name (`Context.providers`), in order of preference."""
 
 HARD_MAX_ITERATIONS = 10
 """No run loops more often than this, whatever its parameters say."""
@@ -92,6 +94,20 @@ def _role(name: str) -> str:
     return name
 
 
+def provider_names(names: list[str]) -> list[str]:
+    """`names` as provider families, each once and in lower case; ValueError naming any that is not one."""
+    names = list(dict.fromkeys(name.strip().lower() for name in names))
+    unknown = [name for name in names if name not in PROVIDERS]
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        raise ValueError(f"includes unknown provider{plural} {', '.join(unknown)}; choose from {', '.join(PROVIDERS)}")
+    return names
+
+
+def _providers(names: list[str] | None) -> list[str] | None:
+    return None if names is None else provider_names(names)
+
+
 RoleName = Annotated[str, AfterValidator(_role)]
 ModelSpec = Annotated[str, AfterValidator(model_choice)]
 
@@ -144,7 +160,7 @@ class Context:
     refresh: bool = field(
         default=False, metadata={"description": "Ignore cached pages and searches, fetching everything anew."}
     )
-    providers: list[str] | None = field(
+    providers: Annotated[list[str] | None, AfterValidator(_providers)] = field(
         default=None,
         metadata={
             "description": "Search providers allowed, by family ('tavily', 'exa', 'wikipedia', 'arxiv'); every "

@@ -83,6 +83,7 @@ def test_a_run_keeps_its_parameters_as_before_without_folders_deadline_or_servic
         ({"models": {"judge": "gpt 4o"}}, "the judge model 'gpt 4o' is not provider:model, such as "),
         ({"models": {"critic": "openai:gpt-4o"}}, "the critic model is not a role: analysis, planning"),
         ({"depth": "thorough"}, "depth: input should be 'quick', 'standard' or 'deep'"),
+        ({"providers": ["tavily", "google"]}, "providers includes unknown provider google; choose from tavily, exa"),
     ],
 )
 def test_a_refused_value_is_said_in_one_line(values: dict[str, object], line: str) -> None:
@@ -100,13 +101,30 @@ def test_an_interface_names_the_field_its_own_way() -> None:
     )
 
 
+def test_providers_are_named_by_family_each_once() -> None:
+    assert Context(providers=[" Tavily", "arxiv", "tavily"]).providers == ["tavily", "arxiv"]
+    assert Context(providers=[]).providers == []  # no search provider: local documents only
+
+
+def test_the_providers_a_context_may_name_are_those_the_search_offers() -> None:
+    from research_assistant.context import PROVIDERS
+    from research_assistant.search.providers import provider_choices
+
+    assert tuple(choice.name for choice in provider_choices(Settings())) == PROVIDERS
+
+
 def test_a_bare_model_name_is_geminis() -> None:
     assert Context(models={"synthesis": " gemini-2.5-pro "}).models == {"synthesis": "google_genai:gemini-2.5-pro"}
 
 
 @pytest.mark.parametrize(
     "context",
-    [{"max_sources": 0}, {"models": {"synthesis": "openai:"}}, {"source_types": ["local", "intranet"]}],
+    [
+        {"max_sources": 0},
+        {"models": {"synthesis": "openai:"}},
+        {"source_types": ["local", "intranet"]},
+        {"providers": ["google"]},
+    ],
 )
 def test_the_graph_given_its_context_as_json_refuses_what_the_context_refuses(context: dict[str, object]) -> None:
     """LangGraph's server hands the graph its context as JSON; the graph builds the Context from it."""
