@@ -11,7 +11,6 @@ limits override it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -21,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationError
 from pydantic.dataclasses import dataclass as validated_dataclass
 
-from research_assistant.settings import get_settings
+from research_assistant.settings import ModelSpec, get_settings
 
 
 class Depth(StrEnum):
@@ -69,24 +68,6 @@ Role = Literal["analysis", "planning", "extraction", "evaluation", "synthesis", 
 ROLES: tuple[Role, ...] = ("analysis", "planning", "extraction", "evaluation", "synthesis", "judge")
 """What a run asks of a model, each of which may have a model of its own (`Context.models`)."""
 
-MODEL_EXAMPLE = "google_genai:gemini-2.5-flash"
-_PROVIDER = re.compile(r"[a-z][a-z0-9_]*")
-_MODEL = re.compile(r"[A-Za-z0-9][\w.\-:/@+]*")
-
-
-def model_choice(text: str) -> str:
-    """The `provider:model` a role's model written as `text` means (a bare model name is Gemini's,
-    `google_genai`); ValueError when it is not of that shape."""
-    text = text.strip()
-    provider, colon, model = text.partition(":")
-    if not colon:
-        provider, model = "google_genai", text
-    if not _PROVIDER.fullmatch(provider) or not _MODEL.fullmatch(model):
-        shown = " ".join(text.split())
-        shown = shown if len(shown) <= 60 else shown[:59] + "…"
-        raise ValueError(f"{shown!r} is not provider:model, such as {MODEL_EXAMPLE}")
-    return f"{provider}:{model}"
-
 
 def _role(name: str) -> str:
     if name not in ROLES:
@@ -109,7 +90,6 @@ def _providers(names: list[str] | None) -> list[str] | None:
 
 
 RoleName = Annotated[str, AfterValidator(_role)]
-ModelSpec = Annotated[str, AfterValidator(model_choice)]
 
 
 def _default_depth() -> Depth:

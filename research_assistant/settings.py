@@ -13,13 +13,23 @@ import io
 import ipaddress
 import json
 import os
+import re
 import shutil
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
@@ -29,6 +39,26 @@ MIN_CHUNK_SIZE = 100
 """Shorter chunks would cut most sentences in pieces, and no quotation could be checked against them."""
 MAX_CHUNK_SIZE = 100_000
 _CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+MODEL_EXAMPLE = "google_genai:gemini-2.5-flash"
+_PROVIDER = re.compile(r"[a-z][a-z0-9_]*")
+_MODEL = re.compile(r"[A-Za-z0-9][\w.\-:/@+]*")
+
+
+def model_choice(text: str) -> str:
+    """The `provider:model` a model written as `text` means (a bare model name is Gemini's, `google_genai`);
+    ValueError when it is not of that shape. The one rule for the settings' models and a run's own."""
+    text = text.strip()
+    provider, colon, model = text.partition(":")
+    if not colon:
+        provider, model = "google_genai", text
+    if not _PROVIDER.fullmatch(provider) or not _MODEL.fullmatch(model):
+        shown = " ".join(text.split())
+        shown = shown if len(shown) <= 60 else shown[:59] + "…"
+        raise ValueError(f"{shown!r} is not provider:model, such as {MODEL_EXAMPLE}")
+    return f"{provider}:{model}"
+
+
+ModelSpec = Annotated[str, AfterValidator(model_choice)]
 
 
 class Settings(BaseSettings):
@@ -108,12 +138,12 @@ class Settings(BaseSettings):
     reasoner: Literal["auto", "llm", "extractive"] = Field(
         default="auto", description="'auto': the LLM reasoner when a model key is set, else extractive."
     )
-    model_analysis: str = Field(default="google_genai:gemini-2.5-flash", description="provider:model per role.")
-    model_planning: str = "google_genai:gemini-2.5-flash"
-    model_extraction: str = "google_genai:gemini-2.5-flash"
-    model_evaluation: str = "google_genai:gemini-2.5-flash"
-    model_synthesis: str = "google_genai:gemini-2.5-pro"
-    model_judge: str = "google_genai:gemini-2.5-flash"
+    model_analysis: ModelSpec = Field(default="google_genai:gemini-2.5-flash", description="provider:model per role.")
+    model_planning: ModelSpec = "google_genai:gemini-2.5-flash"
+    model_extraction: ModelSpec = "google_genai:gemini-2.5-flash"
+    model_evaluation: ModelSpec = "google_genai:gemini-2.5-flash"
+    model_synthesis: ModelSpec = "google_genai:gemini-2.5-pro"
+    model_judge: ModelSpec = "google_genai:gemini-2.5-flash"
     llm_timeout: float = Field(default=90.0, gt=0, description="Seconds one model call may take.")
     llm_max_retries: int = Field(default=2, ge=0, description="Retries of a model call on 429 and 5xx.")
     llm_parse_retries: int = Field(default=1, ge=0, description="Re-asks when a reply does not fit its schema.")
@@ -169,16 +199,6 @@ class Settings(BaseSettings):
         parts = urlsplit(value.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"{value!r} is not an http(s) URL")
-        return value.strip()
-
-    @field_validator(
-        "model_analysis", "model_planning", "model_extraction", "model_evaluation", "model_synthesis", "model_judge"
-    )
-    @classmethod
-    def _model_name(cls, value: str) -> str:
-        provider, colon, model = value.strip().rpartition(":")
-        if not model or (colon and not provider) or any(char.isspace() for char in value.strip()):
-            raise ValueError(f"{value!r} is not a model name such as google_genai:gemini-2.5-flash")
         return value.strip()
 
     @field_validator("user_agent")

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 from pydantic import ValidationError
 
-from research_assistant.context import MODEL_EXAMPLE, PROFILES, CitationStyle, Context, Depth, SourceKind, refusal_line
+from research_assistant.context import PROFILES, CitationStyle, Context, Depth, SourceKind, refusal_line
 from research_assistant.page.state import FormValues, PageState, Submission, Upload
 from research_assistant.page.text import one_line
 from research_assistant.reasoning.llm.models import ROLES, Role, model_spec
+from research_assistant.settings import MODEL_EXAMPLE
 
 if TYPE_CHECKING:
     from research_assistant.runs.records import RunRecord

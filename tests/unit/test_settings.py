@@ -151,3 +151,23 @@ def test_good_settings_still_load(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert (settings.depth, settings.chunk_size, settings.chunk_overlap) == ("deep", 400, 399)
     assert settings.llm_prices == {"my-model": (0.5, 1.0)}
     assert Settings().max_seconds == 600.0
+
+
+@pytest.mark.parametrize("model", ["gemini 2.5", "openai:", "OpenAI:gpt-4o", ":gpt-4o"])
+def test_a_model_name_is_refused_alike_in_the_settings_and_in_a_runs_context(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    from pydantic import ValidationError
+
+    from research_assistant.context import Context, refusal_line
+
+    with pytest.raises(ValidationError) as refused:
+        Context(models={"judge": model})
+    get_settings.cache_clear()  # the Context's defaults read the settings before the model was set
+    monkeypatch.setenv("RESEARCH_MODEL_JUDGE", model)
+    assert one_line_error(capsys).endswith(f"RESEARCH_MODEL_JUDGE: {refusal_line(refused.value).split(' ', 3)[3]}")
+
+
+def test_a_bare_model_name_in_the_settings_is_geminis_as_in_a_runs_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RESEARCH_MODEL_JUDGE", " gemini-2.5-flash-lite ")
+    assert get_settings().model_judge == "google_genai:gemini-2.5-flash-lite"

@@ -23,8 +23,9 @@ class ModelUnavailable(Exception):
 
 
 def model_spec(settings: Settings, role: Role) -> str:
+    """The settings' `provider:model` for `role` (a bare name in the environment is made Gemini's there)."""
     spec: str = getattr(settings, f"model_{role}")
-    return spec if ":" in spec else f"google_genai:{spec}"
+    return spec
 
 
 def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
