@@ -402,30 +402,16 @@ def inspect_command(args: argparse.Namespace, stdout: TextIO) -> int:
 def export_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """`export RUN_ID --format F [--out FILE]`: the run's report, state or evidence, local documents named by
     their paths inside the documents folder."""
-    from research_assistant.report.exports import ExportFormat, NothingToExport, RunExport, export_run, shown_parameters
-    from research_assistant.report.locations import corpus_roots
+    from research_assistant.report.exports import ExportFormat, NothingToExport, export_run, stored_run_export
     from research_assistant.runner import saved_state
-    from research_assistant.runs.records import kept_parameters
     from research_assistant.storage import StorageError, default_file_mode, write_atomically
 
     settings = _settings()
     record = _find_run(settings, args.run_id)
     fmt = ExportFormat(args.format)
     state = asyncio.run(saved_state(settings.db_dir, record.run_id)) if fmt is not ExportFormat.MARKDOWN else {}
-    run = RunExport(
-        run_id=record.run_id,
-        report_markdown=record.report_markdown,
-        state=dict(state or {}),
-        extra={
-            "status": record.status.value,
-            "parameters": shown_parameters(kept_parameters(record.parameters)),
-            "metrics": record.metrics.model_dump(mode="json"),
-        },
-        roots=corpus_roots(record.parameters.corpus_dir),
-        secrets=settings.secret_values(),
-    )
     try:
-        made = export_run(run, fmt)
+        made = export_run(stored_run_export(record, dict(state or {}), settings.secret_values()), fmt)
     except NothingToExport as error:
         raise UsageError(str(error)) from None
     out = args.out

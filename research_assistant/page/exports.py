@@ -20,10 +20,9 @@ from research_assistant.report.exports import (
     RunExport,
     available_formats,
     export_run,
-    shown_parameters,
+    stored_run_export,
 )
-from research_assistant.report.locations import corpus_roots
-from research_assistant.runs.records import RunRecord, kept_parameters
+from research_assistant.runs.records import RunRecord
 from research_assistant.settings import get_settings
 
 DEFERRED = frozenset({ExportFormat.PDF, ExportFormat.WORD})
@@ -31,18 +30,7 @@ DEFERRED = frozenset({ExportFormat.PDF, ExportFormat.WORD})
 
 def run_export(record: RunRecord, state: Mapping[str, Any]) -> RunExport:
     """What the run's exports are made from."""
-    return RunExport(
-        run_id=record.run_id,
-        report_markdown=record.report_markdown,
-        state=state,
-        extra={
-            "status": record.status.value,
-            "parameters": shown_parameters(kept_parameters(record.parameters)),
-            "metrics": record.metrics.model_dump(mode="json"),
-        },
-        roots=corpus_roots(record.parameters.corpus_dir),
-        secrets=get_settings().secret_values(),
-    )
+    return stored_run_export(record, state, get_settings().secret_values())
 
 
 def exports(record: RunRecord, state: Mapping[str, Any], formats: Sequence[ExportFormat] = ()) -> list[Export]:

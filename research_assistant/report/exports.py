@@ -1,7 +1,8 @@
 """What the analyst can take away from a run: its report (Markdown, PDF, Word), its state (JSON), its evidence (CSV).
 
 `export_run` makes any of them from a `RunExport`, which the page and the
-command line (`research-assistant export`) fill from the run store. Local
+command line (`research-assistant export`) make from a stored run with
+`stored_run_export`. Local
 documents are named by their paths inside the documents folder, never the
 server's absolute paths, and every key is redacted.
 
@@ -19,12 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from research_assistant.context import Context
 from research_assistant.report.citations import unescape_markdown
-from research_assistant.report.locations import relative_code_spans, relative_locator
+from research_assistant.report.locations import corpus_roots, relative_code_spans, relative_locator
 from research_assistant.schemas import Evidence, SourceRecord
 from research_assistant.secrets import scrub_with
 
@@ -131,6 +133,34 @@ class RunExport:
     def title(self) -> str:
         first = self.report_markdown.splitlines()[0] if self.report_markdown else ""
         return unescape_markdown(first.removeprefix("# ").strip()) or "Research report"
+
+
+class StoredRun(Protocol):
+    """What an export needs of a run's record (`runs.records.RunRecord`, a layer above this one)."""
+
+    run_id: str
+    report_markdown: str
+    parameters: Context
+
+    def model_dump(self, *, mode: str, include: set[str]) -> dict[str, Any]: ...
+
+
+def stored_run_export(record: StoredRun, state: Mapping[str, Any], secrets: Sequence[str]) -> RunExport:
+    """What a stored run's exports are made from: its report and `state` (its checkpoint; empty when there is
+    none); for the JSON, its status, parameters as its record keeps them (`shown_parameters`) and metrics."""
+    kept = record.model_dump(mode="json", include={"status", "parameters", "metrics"})
+    return RunExport(
+        run_id=record.run_id,
+        report_markdown=record.report_markdown,
+        state=state,
+        extra={
+            "status": kept["status"],
+            "parameters": shown_parameters(kept["parameters"]),
+            "metrics": kept["metrics"],
+        },
+        roots=corpus_roots(record.parameters.corpus_dir),
+        secrets=secrets,
+    )
 
 
 LABELS = {

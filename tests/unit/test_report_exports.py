@@ -22,6 +22,7 @@ from research_assistant.report.exports import (
     available_formats,
     export_run,
     shown_parameters,
+    stored_run_export,
 )
 from research_assistant.report.locations import chosen_folder, corpus_roots, relative_code_spans
 
@@ -137,3 +138,28 @@ def test_documents_are_named_inside_the_folder_chosen_even_for_a_run_with_upload
     assert relative_code_spans(spans, roots) == "`notes.md` and `a/b.md` and `/elsewhere/c.md`"
     assert chosen_folder(str(run_folder), uploads) == str(chosen.resolve()), "Run again: the folder chosen"
     assert chosen_folder(str(chosen), uploads) == str(chosen)
+
+
+def test_a_stored_runs_json_export_has_its_status_kept_parameters_and_metrics(tmp_path: Path) -> None:
+    """The command line and the page export a stored run the same way: one function makes what they export."""
+    from research_assistant.context import Context
+    from research_assistant.runs.records import RunRecord, RunStatus
+
+    context = Context(corpus_dir=Path(CORPUS), db_dir=tmp_path / "db", deadline=5.0, providers=["arxiv"])
+    record = RunRecord(
+        run_id="run1",
+        question="Q?",
+        parameters=context,
+        status=RunStatus.COMPLETED,
+        started_at=1.0,
+        updated_at=1.0,
+        report_markdown=run_state(CitationStyle.NUMERIC)["report_markdown"],
+    )
+    made = stored_run_export(record, run_state(CitationStyle.NUMERIC), ["sk-secret"])
+    assert list(made.extra) == ["status", "parameters", "metrics"]
+    assert made.extra["status"] == "completed" and made.extra["metrics"] == record.metrics.model_dump(mode="json")
+    parameters = made.extra["parameters"]
+    assert parameters["corpus_dir"] == Path(CORPUS).name and parameters["providers"] == ["arxiv"]
+    assert not {"db_dir", "cache_dir", "deadline", "services"} & set(parameters)
+    assert (made.roots, made.secrets) == (corpus_roots(Path(CORPUS)), ["sk-secret"])
+    assert json.loads(export_run(made, ExportFormat.JSON).data)["parameters"] == parameters
