@@ -11,9 +11,9 @@ and the run is told which step and why, in what that step returns.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import date
-from typing import TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from research_assistant.context import Context, DepthProfile
 from research_assistant.reasoning.base import Fallback, Step
@@ -64,6 +64,7 @@ from research_assistant.schemas import (
 from research_assistant.text.tokens import content_terms, normalize_query
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
@@ -115,6 +116,33 @@ class _Said:
         self.fallbacks.append(Fallback(step, clip(reason, 160), subject))
 
 
+def _step(
+    *, unclaimed: bool = False
+) -> Callable[
+    [Callable[Concatenate[LLMReasoner, _Said, P], Awaitable[T]]],
+    Callable[Concatenate[LLMReasoner, P], Coroutine[Any, Any, Step[T]]],
+]:
+    """A reasoner's step made of `work`, which is given the step's `_Said` before its own arguments: its value,
+    with what went wrong in it and what its own model calls spent (`unclaimed`: with what calls made outside any
+    step, or by a step cut short, spent too)."""
+
+    def decorate(
+        work: Callable[Concatenate[LLMReasoner, _Said, P], Awaitable[T]],
+    ) -> Callable[Concatenate[LLMReasoner, P], Coroutine[Any, Any, Step[T]]]:
+        async def step(self: LLMReasoner, *args: P.args, **kwargs: P.kwargs) -> Step[T]:
+            said = _Said()
+            ledger = self.caller.ledger()
+            with ledger.step() as spending:
+                value = await work(self, said, *args, **kwargs)
+            usage = spending.usage + ledger.take() if unclaimed else spending.usage
+            return Step(value, tuple(said.fallbacks), tuple(said.notices), usage)
+
+        step.__doc__ = work.__doc__
+        return step
+
+    return decorate
+
+
 class LLMReasoner:
     """Gemini (or any LangChain chat model) per role, with the extractive reasoner as the per-step fallback.
 
@@ -153,22 +181,10 @@ class LLMReasoner:
         """This run's model calls so far: in all, answered from the cache, and failed."""
         return self.caller.ledger().call_counts
 
-    async def _step(self, work: Callable[[_Said], Awaitable[T]], *, unclaimed: bool = False) -> Step[T]:
-        """One call of a step: its value, with what went wrong in it and what its own model calls spent
-        (`unclaimed`: with what calls made outside any step, or by a step cut short, spent too)."""
-        said = _Said()
-        ledger = self.caller.ledger()
-        with ledger.step() as spending:
-            value = await work(said)
-        usage = spending.usage + ledger.take() if unclaimed else spending.usage
-        return Step(value, tuple(said.fallbacks), tuple(said.notices), usage)
+    # The protocol: each step is given its `_Said` first (by `_step`), and returns a `Step` ------------------
 
-    # The protocol -----------------------------------------------------------------------------------------
-
-    async def analyze(self, question: str) -> Step[QueryAnalysis]:
-        return await self._step(lambda said: self._analyze(question, said))
-
-    async def _analyze(self, question: str, said: _Said) -> QueryAnalysis:
+    @_step()
+    async def analyze(self, said: _Said, question: str) -> QueryAnalysis:
         try:
             out = await self.caller.ask("analysis", AnalysisOut, prompts.analysis(question))
         except (StepFailed, BudgetExceeded) as error:
@@ -183,10 +199,8 @@ class LLMReasoner:
             intent=Intent(out.intent),
         )
 
-    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> Step[ResearchPlan]:
-        return await self._step(lambda said: self._plan(question, analysis, profile, said))
-
-    async def _plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile, said: _Said) -> ResearchPlan:
+    @_step()
+    async def plan(self, said: _Said, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> ResearchPlan:
         quick = analysis.intent is Intent.QUICK_ANSWER
         wanted = 1 if quick else profile.sub_questions
         context = self.context
@@ -224,21 +238,18 @@ class LLMReasoner:
         criteria = clip(_normalized(out.completion_criteria), 300) or plan.completion_criteria
         return plan.model_copy(update={"completion_criteria": criteria})
 
+    @_step()
     async def extract(
         self,
+        said: _Said,
         question: str,
         sub_question: SubQuestion,
         passages: list[Passage],
         limit: int,
         analysis: QueryAnalysis | None = None,
-    ) -> Step[list[Evidence]]:
-        if not passages:
-            return Step([])
-        return await self._step(lambda said: self._extract(question, sub_question, passages, limit, said))
-
-    async def _extract(
-        self, question: str, sub_question: SubQuestion, passages: list[Passage], limit: int, said: _Said
     ) -> list[Evidence]:
+        if not passages:
+            return []
         wanted = model_evidence_limit(limit)
         try:
             out = await self.caller.ask(
@@ -281,8 +292,10 @@ class LLMReasoner:
                         break
         return evidence
 
+    @_step()
     async def evaluate(
         self,
+        said: _Said,
         question: str,
         plan: ResearchPlan,
         evidence: list[Evidence],
@@ -290,21 +303,6 @@ class LLMReasoner:
         iteration: int,
         search_history: list[str],
         analysis: QueryAnalysis | None = None,
-    ) -> Step[ProgressAssessment]:
-        return await self._step(
-            lambda said: self._evaluate(question, plan, evidence, sources, iteration, search_history, analysis, said)
-        )
-
-    async def _evaluate(
-        self,
-        question: str,
-        plan: ResearchPlan,
-        evidence: list[Evidence],
-        sources: list[SourceRecord],
-        iteration: int,
-        search_history: list[str],
-        analysis: QueryAnalysis | None,
-        said: _Said,
     ) -> ProgressAssessment:
         by_id = {source.id: source for source in sources}
         final = self.context is not None and iteration >= self.context.iteration_limit  # no search follows
@@ -362,30 +360,17 @@ class LLMReasoner:
             hint=clip(_normalized(out.reformulation_hint), 300) if isinstance(out, ProgressOut) else "",
         )
 
+    # The report's usage includes what a step cut short (by the time limit) had spent: it is the last step.
+    @_step(unclaimed=True)
     async def synthesize(
         self,
-        question: str,
-        analysis: QueryAnalysis,
-        plan: ResearchPlan,
-        evidence: list[Evidence],
-        sources: list[SourceRecord],
-        assessment: ProgressAssessment | None,
-    ) -> Step[ResearchReport]:
-        # The report's usage includes what a step cut short (by the time limit) had spent: it is the last step.
-        return await self._step(
-            lambda said: self._synthesize(question, analysis, plan, evidence, sources, assessment, said),
-            unclaimed=True,
-        )
-
-    async def _synthesize(
-        self,
-        question: str,
-        analysis: QueryAnalysis,
-        plan: ResearchPlan,
-        evidence: list[Evidence],
-        sources: list[SourceRecord],
-        assessment: ProgressAssessment | None,
         said: _Said,
+        question: str,
+        analysis: QueryAnalysis,
+        plan: ResearchPlan,
+        evidence: list[Evidence],
+        sources: list[SourceRecord],
+        assessment: ProgressAssessment | None,
     ) -> ResearchReport:
         by_id = {source.id: source for source in sources}
         known = {item.id: item for item in evidence}
@@ -493,11 +478,9 @@ class LLMReasoner:
             )
         return _mark(report, failed).model_copy(update={"caveats": caveats})
 
-    async def evaluate_report(self, question: str, report_markdown: str) -> Step[ReportEvaluation | None]:
+    @_step()
+    async def evaluate_report(self, said: _Said, question: str, report_markdown: str) -> ReportEvaluation | None:
         """The judge's scores for the finished report; None when the judge could not run."""
-        return await self._step(lambda said: self._evaluate_report(question, report_markdown, said))
-
-    async def _evaluate_report(self, question: str, report_markdown: str, said: _Said) -> ReportEvaluation | None:
         # Judged: the report's content, not facts of the run (usage, date, whether a page came from the cache),
         # so an identical re-run asks the same question and gets the cached answer.
         content = _ACCESS.sub(")_", report_markdown.split("\n## About this report")[0])
