@@ -27,7 +27,7 @@ from research_assistant.reasoning.llm.ledger import TokenLedger
 from research_assistant.reasoning.llm.models import ModelUnavailable, Role, build_chat_model, model_spec
 from research_assistant.reasoning.llm.prompts import Messages, correction
 from research_assistant.schemas import ModelUsage, TokenUsage
-from research_assistant.settings import Settings
+from research_assistant.settings import Settings, model_choice
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -138,8 +138,8 @@ class StructuredCaller:
     ) -> None:
         self.settings = settings
         self.cache = cache
-        self.models = dict(models or {})
-        """The run's own model per role (`provider:model`, or a Gemini model name), over the settings."""
+        self.models = {role: model_choice(model) for role, model in (models or {}).items()}
+        """The run's own model per role (`provider:model`; a bare name is Gemini's), over the settings."""
         self._models: dict[str, BaseChatModel] = {}
         self._ledger = TokenLedger(
             settings.llm_prices, budget_tokens or settings.budget_tokens, budget_usd or settings.budget_usd, spent
@@ -151,10 +151,7 @@ class StructuredCaller:
 
     def spec(self, role: Role) -> str:
         """The model a role uses in this run: the run's own choice, else the setting."""
-        chosen = self.models.get(role)
-        if chosen:
-            return chosen if ":" in chosen else f"google_genai:{chosen}"
-        return model_spec(self.settings, role)
+        return self.models.get(role) or model_spec(self.settings, role)
 
     def model(self, spec: str) -> BaseChatModel:
         if spec not in self._models:
