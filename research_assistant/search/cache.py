@@ -17,11 +17,10 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from research_assistant.database import shared_cache
+from research_assistant.caches import CacheEntries
 from research_assistant.schemas import SearchResult
-from research_assistant.storage import write_atomically
 from research_assistant.text.tokens import normalize_query
 
 
@@ -32,10 +31,8 @@ class _Entry(BaseModel):
 
 class SearchCache:
     def __init__(self, cache_dir: Path, ttl_seconds: float) -> None:
-        self.directory = Path(cache_dir) / "search"
+        self.entries = CacheEntries(Path(cache_dir) / "search", "search")
         self.ttl_seconds = ttl_seconds
-        self.shared = shared_cache("search")
-        """The team's database, when one is configured: answers are kept there instead of `directory`."""
 
     @staticmethod
     def key(provider: str, kinds: Iterable[str], query: str, limit: int) -> str:
@@ -44,20 +41,10 @@ class SearchCache:
 
     def get(self, key: str) -> list[SearchResult] | None:
         """The cached results, or None when missing, unreadable or stale."""
-        try:
-            raw = (self.directory / f"{key}.json").read_bytes() if self.shared is None else self.shared.get(key)
-            if raw is None:
-                return None
-            entry = _Entry.model_validate_json(raw)
-        except (OSError, ValidationError, ValueError):
-            return None
-        if time.time() - entry.stored_at > self.ttl_seconds:
+        entry = self.entries.load(key, _Entry)
+        if entry is None or time.time() - entry.stored_at > self.ttl_seconds:
             return None
         return entry.results
 
     def put(self, key: str, results: list[SearchResult]) -> None:
-        payload = _Entry(stored_at=time.time(), results=results).model_dump_json().encode()
-        if self.shared is not None:
-            self.shared.put(key, payload)
-            return
-        write_atomically(self.directory / f"{key}.json", payload)
+        self.entries.store(key, _Entry(stored_at=time.time(), results=results).model_dump_json().encode())

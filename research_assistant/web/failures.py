@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from research_assistant.storage import write_atomically
+from research_assistant.caches import CacheEntries
 
 
 class _Failure(BaseModel):
@@ -24,22 +24,16 @@ class _Failure(BaseModel):
 
 class FailureLog:
     def __init__(self, cache_dir: Path, ttl_seconds: float) -> None:
-        self.directory = Path(cache_dir) / "failures"
+        self.entries = CacheEntries(Path(cache_dir) / "failures", None)  # in files, even for a team
         self.ttl_seconds = ttl_seconds
 
     def recent(self, source_id: str) -> str | None:
         """The reason a source failed, when it failed within the TTL."""
-        try:
-            failure = _Failure.model_validate_json((self.directory / f"{source_id}.json").read_bytes())
-        except (OSError, ValidationError, ValueError):
-            return None
-        return failure.reason if time.time() - failure.failed_at <= self.ttl_seconds else None
+        failure = self.entries.load(source_id, _Failure)
+        return failure.reason if failure and time.time() - failure.failed_at <= self.ttl_seconds else None
 
     def record(self, source_id: str, reason: str) -> None:
-        write_atomically(
-            self.directory / f"{source_id}.json",
-            _Failure(reason=reason, failed_at=time.time()).model_dump_json().encode(),
-        )
+        self.entries.store(source_id, _Failure(reason=reason, failed_at=time.time()).model_dump_json().encode())
 
     def forget(self, source_id: str) -> None:
-        (self.directory / f"{source_id}.json").unlink(missing_ok=True)
+        self.entries.forget(source_id)
