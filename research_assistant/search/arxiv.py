@@ -21,8 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
-from research_assistant.schemas import Notice, SearchResult, SourceType
-from research_assistant.search.base import ProviderError
+from research_assistant.schemas import SearchResult, SourceType
+from research_assistant.search.base import ProviderError, WebSearch
 from research_assistant.search.normalize import RawHit, base_url_of, detail, http_get, status_error, to_results
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def pacer_for(base_url: str) -> Pacer:
         return _pacers.setdefault(base_url, Pacer())
 
 
-class ArxivProvider:
+class ArxivProvider(WebSearch):
     """The `SearchProvider` for arXiv's export API."""
 
     name = "arxiv"
@@ -83,9 +83,6 @@ class ArxivProvider:
         return (
             f"ArxivProvider(base_url={self.base_url!r}, timeout={self.timeout!r}, min_interval={self.min_interval!r})"
         )
-
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
-        return []
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` papers (50 at most), best first by arXiv's relevance order."""

@@ -48,3 +48,13 @@ class SearchProvider(Protocol):
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` results, best first."""
         ...
+
+
+class WebSearch:
+    """What the web search providers share: a search API needs nothing made ready for a run."""
+
+    name: str
+    source_types: frozenset[SourceType]
+
+    async def prepare(self, run_id: str = "index") -> list[Notice]:
+        return []

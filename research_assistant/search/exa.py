@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from research_assistant.schemas import Notice, SearchResult, SourceType
-from research_assistant.search.base import ProviderError
+from research_assistant.schemas import SearchResult, SourceType
+from research_assistant.search.base import ProviderError, WebSearch
 from research_assistant.search.normalize import (
     RawHit,
     base_url_of,
@@ -43,7 +43,7 @@ _FAILED_STATUS = re.compile(r"status code (\d{3})")
 """How exa-py reports an HTTP error: `ValueError('Request failed with status code 401: <body>')`."""
 
 
-class ExaProvider:
+class ExaProvider(WebSearch):
     """The `SearchProvider` for Exa's search API."""
 
     def __init__(self, api_key: str, base_url: str, *, category: str | None = None, timeout: float = 20.0) -> None:
@@ -59,9 +59,6 @@ class ExaProvider:
 
     def __repr__(self) -> str:
         return f"ExaProvider(base_url={self.base_url!r}, category={self.category!r}, timeout={self.timeout!r})"
-
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
-        return []
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` results (Exa gives 100 at most), best first."""

@@ -16,8 +16,8 @@ from typing import Any, Literal
 import httpx
 from pydantic import SecretStr
 
-from research_assistant.schemas import Notice, SearchResult, SourceType
-from research_assistant.search.base import ProviderError
+from research_assistant.schemas import SearchResult, SourceType
+from research_assistant.search.base import ProviderError, WebSearch
 from research_assistant.search.normalize import (
     RawHit,
     base_url_of,
@@ -36,7 +36,7 @@ _MAX_RESULTS = 20
 """Tavily's ceiling for `max_results`."""
 
 
-class TavilyProvider:
+class TavilyProvider(WebSearch):
     """The `SearchProvider` for Tavily's search API, on its general (web) or news topic."""
 
     def __init__(self, api_key: str, base_url: str, *, topic: TavilyTopic = "general", timeout: float = 20.0) -> None:
@@ -54,9 +54,6 @@ class TavilyProvider:
 
     def __repr__(self) -> str:
         return f"TavilyProvider(base_url={self.base_url!r}, topic={self.topic!r}, timeout={self.timeout!r})"
-
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
-        return []
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` results (Tavily gives 20 at most), best first."""

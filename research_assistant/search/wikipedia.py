@@ -12,8 +12,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from research_assistant.schemas import Notice, SearchResult, SourceType
-from research_assistant.search.base import ProviderError
+from research_assistant.schemas import SearchResult, SourceType
+from research_assistant.search.base import ProviderError, WebSearch
 from research_assistant.search.normalize import RawHit, base_url_of, detail, http_get, status_error, to_results
 
 _SERVICE = "Wikipedia"
@@ -24,7 +24,7 @@ _TITLE_SAFE = "/:()',!*;@$"
 """Characters left as they are in an article path, as Wikipedia itself writes them."""
 
 
-class WikipediaProvider:
+class WikipediaProvider(WebSearch):
     """The `SearchProvider` for a MediaWiki site's full-text search."""
 
     name = "wikipedia"
@@ -37,9 +37,6 @@ class WikipediaProvider:
 
     def __repr__(self) -> str:
         return f"WikipediaProvider(base_url={self.base_url!r}, timeout={self.timeout!r})"
-
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
-        return []
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` articles (50 at most), best first; `published` is the last edit's date."""
