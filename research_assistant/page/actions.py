@@ -192,6 +192,17 @@ def _stopped_run(state: PageState, settings: Settings, run_id: str) -> tuple[Run
 
 def resume(run_id: str, finish: bool) -> None:
     """Resume and Write-report buttons: carry on with a stopped run in the background."""
+    _carry_on(run_id, "finish" if finish else "resume", finish=finish)
+
+
+def continue_with_plan(run_id: str, plan: ResearchPlan | None) -> None:
+    """Plan review: carry on with the run that waits, with the edited plan (None approves it as proposed)."""
+    _carry_on(run_id, "review", plan=plan)
+
+
+def _carry_on(run_id: str, action: Action, **options: Any) -> None:
+    """Carry on with a stopped run in the background; `options` are `resume_research`'s. A run resumed to research
+    further needs its documents folder still there."""
     from research_assistant.corpus.files import CorpusError, corpus_files
     from research_assistant.runner import resume_research
 
@@ -200,39 +211,14 @@ def resume(run_id: str, finish: bool) -> None:
     if found is None:
         return
     record, context, earlier = found
-    if "local" in context.source_types and context.corpus_dir is not None and not finish:
+    if action == "resume" and "local" in context.source_types and context.corpus_dir is not None:
         try:
             corpus_files(context.corpus_dir)
         except CorpusError as error:
             state.error = one_line(str(error))
             return
-    action: Action = "finish" if finish else "resume"
     _start(
-        state,
-        run_id,
-        action,
-        lambda on_event: resume_research(record, context, on_event, finish=finish),
-        context,
-        earlier,
-    )
-
-
-def continue_with_plan(run_id: str, plan: ResearchPlan | None) -> None:
-    """Plan review: carry on with the run that waits, with the edited plan (None approves it as proposed)."""
-    from research_assistant.runner import resume_research
-
-    state, settings = page_state(), get_settings()
-    found = _stopped_run(state, settings, run_id)
-    if found is None:
-        return
-    record, context, earlier = found
-    _start(
-        state,
-        run_id,
-        "review",
-        lambda on_event: resume_research(record, context, on_event, plan=plan),
-        context,
-        earlier,
+        state, run_id, action, lambda on_event: resume_research(record, context, on_event, **options), context, earlier
     )
 
 
