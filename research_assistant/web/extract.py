@@ -17,7 +17,8 @@ navigation, ads, cookie banners and related-links boilerplate):
   it takes longer.
 * `html_to_text` is also the fallback when trafilatura finds nothing, keeps
   under a third of the text of the container the page marks as its main
-  content (index pages, which are link lists), or drops a code block; see
+  content (index pages, which are link lists), drops a code block, table rows,
+  paragraphs or section headings from the middle of what it kept; see
   `_choose_text`. `ExtractedPage.extractor` says which one was used.
 
 Whichever wins, the text has `html_to_text`'s shape: one block per heading,
@@ -63,6 +64,9 @@ MIN_LOST_BLOCKS = 3
 """With this many paragraphs or list items dropped from between kept ones, trafilatura's text is not used."""
 MIN_BLOCK_CHARS = 60
 """Shorter blocks (headings, captions, one-word items) may be restyled or merged; they are not counted."""
+MIN_LOST_HEADINGS = 2
+"""With this many section headings dropped from between kept content, trafilatura's text is not used."""
+_HEADING = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _TABLE_ROW = re.compile(r"^[^\n|]*\S \| \S[^\n]*$", re.MULTILINE)
 
 _HEAD_BYTES = 8192
@@ -234,7 +238,27 @@ def _choose_text(html: str, traf_text: str, soup_page: ExtractedHtml, code: Sequ
         return soup_page.text, "html_text"  # trafilatura kept a table's cells but not its rows ('%Wweek of year')
     if _blocks_lost_inside(soup_page.text, traf_text) >= MIN_LOST_BLOCKS:
         return soup_page.text, "html_text"  # it dropped paragraphs or list items from the middle of the content
+    if _headings_lost_inside(html, soup_page.text, traf_text) >= MIN_LOST_HEADINGS:
+        return soup_page.text, "html_text"  # it dropped the headings that say what each part is about
     return traf_text, "trafilatura"
+
+
+def _headings_lost_inside(html: str, page_text: str, traf_text: str) -> int:
+    """How many of the page's headings trafilatura dropped from between content it kept: a manual's 'Summary',
+    'How it Works', without which every sentence below reads as part of whatever short line comes first."""
+    lines = {collapse(line).strip(_TITLE_MARKS) for line in traf_text.splitlines()}
+    flat = collapse(traf_text)
+    kept = [
+        i
+        for i, block in enumerate(page_text.split("\n\n"))
+        if len(block) >= MIN_BLOCK_CHARS and collapse(block) in flat
+    ]
+    if not kept:
+        return 0
+    blocks = page_text.split("\n\n")
+    inside = {collapse(block).strip(_TITLE_MARKS) for block in blocks[kept[0] : kept[-1]]}
+    headings = {collapse(_TAG.sub(" ", m.group(2))).strip(_TITLE_MARKS) for m in _HEADING.finditer(html)}
+    return sum(1 for heading in headings if heading and heading in inside and heading not in lines)
 
 
 def _blocks_lost_inside(page_text: str, traf_text: str) -> int:

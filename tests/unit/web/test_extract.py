@@ -374,3 +374,19 @@ def test_paragraphs_trafilatura_drops_between_kept_ones_count_as_lost_and_edges_
     assert _blocks_lost_inside(page, kept_all) == 0  # the menu before the article is boilerplate, not a loss
     holes = "\n\n".join(p for n, p in enumerate(paragraphs) if n not in (2, 3, 5))
     assert _blocks_lost_inside(page, holes) == 3
+
+
+def test_headings_trafilatura_drops_between_kept_content_count_as_lost_and_edges_do_not() -> None:
+    from research_assistant.web.extract import _headings_lost_inside
+
+    body = "The server keeps several spare processes ready to serve incoming requests at any time."
+    sections = ["Summary", "How it Works", "Directives"]
+    html = "<h1>Apache MPM prefork</h1>" + "".join(
+        f"<h2>{s} <a class='permalink'>¶</a></h2><p>{body}</p>" for s in sections
+    )
+    page = "\n\n".join(["Apache MPM prefork", *(f"{s}\n\n{n} {body}" for n, s in enumerate(sections))])
+    without = "\n\n".join(f"{n} {body}" for n in range(3))
+    with_them = "\n\n".join(f"{s}\n\n{n} {body}" for n, s in enumerate(sections))
+    # 'Summary' stands before the first kept paragraph, at the edge: only the two inside are lost.
+    assert _headings_lost_inside(html, page, without) == 2
+    assert _headings_lost_inside(html, page, with_them) == 0
