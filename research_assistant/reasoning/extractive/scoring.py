@@ -38,6 +38,7 @@ from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
+from research_assistant.reasoning.extractive.signals import defines
 from research_assistant.reasoning.extractive.terms import synonyms, with_identifier_matches
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
@@ -193,7 +194,7 @@ def candidate_features(
     # 'Besides SHARED and EXCLUSIVE, what other lock states ...?': the names set aside are not what is asked.
     aside = _SET_ASIDE.match(sub_question.text)
     excluded = names_in(aside.group(1)) if aside else set()
-    names = names_in(sub_question.text) - excluded
+    names = (names_in(sub_question.text) | letter_names(sub_question.text)) - excluded
     query_vector = embedder.vector(query.text)
     terms = [with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
@@ -213,6 +214,11 @@ def candidate_features(
     asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
     selecting = bool(WHICH_THING.match(without_context(sub_question.text)))
     instance_of = asked_types(sub_question.text) if selecting or asked.kind == "list" else frozenset()
+    if instance_of:
+        # 'Which mod_headers format specifier ...?': a row keyed 'mod_headers' (a module index's) is not the answer.
+        qualifier = asked_phrase(sub_question.text)
+        names -= names_in(qualifier)
+        asked_words -= frozenset(content_terms(qualifier))
     keyed_tables = {(c.passage_index, c.heading) for c in found if c.row and key_fit(names, c, asked_words)[0]}
     # Concepts weigh 1 + idf; with few candidates idf is noisy, so it is shrunk towards 0 (uniform weights).
     shrink = min(1.0, len(found) / 30)
@@ -259,8 +265,12 @@ def candidate_features(
             answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
         if selecting and candidate.row and asked.kind is None and not keyed[0]:
             answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
+        if asked.kind == "definition" and keyed[0] == KEY_BONUS:
+            answer = max(answer, KEYED_DEFINITION)  # 'What does K mean?': the entry 'K' / 'to be killed'
         if instance_of and candidate.section and not titled_by_section and names_instance(instance_of, candidate):
             answer = max(answer, INSTANCE_ANSWER)  # 'Which hooks ...?': 'post-receive' / 'This hook is invoked ...'
+        if query.kind == "comparison" and any(_defines_side(candidate.focal, side) for side in query.sides if side):
+            answer = max(answer, SIDE_DEFINED)  # 'DEFERRED means that the transaction does not actually start ...'
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
@@ -298,7 +308,9 @@ WHICH_THING = re.compile(
 )
 """'Which specifier ...?', 'What function ...?': the question asks which thing it is, a name."""
 _ASKED_TYPE = re.compile(
-    r"^\s*(?:(?:in|by|with|through|for|on|at)\s+)?(?:which|what)\s+((?:[a-z][\w-]*\s+){1,3})", re.IGNORECASE
+    r"^\s*(?:(?:in|by|with|through|for|on|at)\s+)?(?:which|what)\s+"
+    r"((?:(?!(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had)\b)[a-z][\w./-]*\s+){1,3})",
+    re.IGNORECASE,
 )
 _INSTANCE_SENTENCE = r"^(?:this|the|that|each|such an?)\s+(?:[\w-]+\s+)?(?:{types})\b"
 INSTANCE_ANSWER = 0.75
@@ -320,10 +332,16 @@ def asked_types(question: str) -> frozenset[str]:
     """The words that may name the type of thing a 'which X' question asks for, singular: 'hook' for 'Which
     hooks run on the remote repository ...?', 'format' and 'specifier' for 'Which mod_headers format specifier
     adds ...?' (the noun phrase's end is not known without a parser, so each of its first words may be it)."""
+    phrase = asked_phrase(question)
+    return frozenset(_singular(w) for w in words(phrase.lower()) if len(w) > 2 and w not in STOPWORDS)
+
+
+def asked_phrase(question: str) -> str:
+    """The words between 'which' (or 'what') and the verb: 'mod_headers format specifier' in 'Which mod_headers
+    format specifier adds ...?'. Names in it qualify what is asked (a specifier of mod_headers); the answer is
+    another name."""
     match = _ASKED_TYPE.match(without_context(question))
-    if match is None:
-        return frozenset()
-    return frozenset(_singular(w) for w in words(match.group(1).lower()) if len(w) > 2 and w not in STOPWORDS)
+    return match.group(1).strip() if match else ""
 
 
 def names_instance(types: frozenset[str], candidate: Candidate) -> bool:
@@ -341,7 +359,21 @@ SELECTED_ROW = 0.5
 a thing, and whether its other cells describe what was asked is for relevance to say."""
 COMPARED_IN_SECTION = 0.75
 """The answer strength of a sentence about either side under a heading that is the comparison asked about."""
+SIDE_DEFINED = 0.6
+"""The answer strength, for a comparison, of a sentence that defines one side in its own terms ('DEFERRED means
+that ...', 'A shallow copy is ...'): what that side is, which the difference is made of."""
 HEADING_BONUS = 0.12
+
+
+def _defines_side(sentence: str, side: tuple[str, ...]) -> bool:
+    """Whether the sentence opens with one side of a comparison and says what it is or means ('DEFERRED means
+    that ...'), not merely names it somewhere before a verb ('The BEGIN IMMEDIATE might fail if ... is')."""
+    opening = set(content_terms(" ".join(words(sentence)[:_SIDE_OPENING])))
+    return bool(opening & set(side)) and defines(sentence, list(side)) >= STRONG_DEFINITION
+
+
+_SIDE_OPENING = 4
+STRONG_DEFINITION = 0.2
 """For a sentence in a section whose heading is made of the question's own words ('Differences between FTS3 and
 FTS4' for 'What are the main differences between FTS3 and FTS4?'): the section is about what was asked."""
 
@@ -378,6 +410,11 @@ the row or entry is about exactly what was asked ('h | short | integer | 2' for 
 '%ar' / 'author date, relative' for the %ar placeholder)."""
 
 
+KEYED_DEFINITION = 0.75
+"""The answer strength, for a 'what does X mean?' question, of the table row or list entry keyed by X: it is
+X's definition in the source's own terms."""
+
+
 ENTRY_KEY_BONUS = 0.25
 """For a sentence further down an entry whose term line is a name the question uses ('PYTHONHASHSEED' /
 ... / 'The integer must be a decimal number in the range [0,4294967295].'): about the asked thing too, but
@@ -395,6 +432,15 @@ def row_key(candidate: Candidate) -> str | None:
     if candidate.lead and candidate.heading and candidate.quote.startswith(candidate.heading):
         return _unquoted(candidate.heading)
     return None
+
+
+_LETTER_NAME = re.compile(r"(?<![\w/-])(?![AI]\b)[A-Z](?![\w/-])")
+
+
+def letter_names(question: str) -> set[str]:
+    """Capital letters the question uses as names ('what does a file tagged K mean?', 'the B flag'): too short
+    for a search term, but exactly what a one-letter table key or entry term ('K' / 'to be killed') is."""
+    return set(_LETTER_NAME.findall(question))
 
 
 _ARGUMENT = re.compile(r"[=\s\[(<].*$")

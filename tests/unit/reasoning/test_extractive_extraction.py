@@ -8,9 +8,12 @@ from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
     INSTANCE_ANSWER,
     KEY_BONUS,
+    KEYED_DEFINITION,
+    asked_phrase,
     asked_types,
     candidate_features,
     key_fit,
+    letter_names,
     names_instance,
     score_candidates,
 )
@@ -527,3 +530,49 @@ def test_a_sentence_about_one_thing_of_the_asked_type_answers_which() -> None:
     by_section = {c.section: f for c, f in zip(found, features, strict=True) if f is not None}
     assert by_section["post-receive"].answer == INSTANCE_ANSWER
     assert not names_instance(frozenset({"hook"}), next(c for c in found if c.focal.startswith("Information")))
+
+
+LS_FILES = Passage(
+    source_id="s-ls-files",
+    title="git-ls-files(1)",
+    text=(
+        "OPTIONS\n\n-t\n\nThis option identifies the file status with the following tags (followed by a space) at "
+        "the start of each line:\n\nH\n\ncached\n\nM\n\nunmerged\n\nK\n\nto be killed\n\n?\n\nother\n\n"
+        "OUTPUT\n\ngit ls-files just outputs the filenames unless --stage is specified in which case it outputs:"
+        "\n\n[<tag> ]<mode> <object> <stage> <file>"
+    ),
+)
+
+
+def test_a_capital_letter_the_question_uses_is_a_name() -> None:
+    assert letter_names("In the output of git ls-files -t, what does a file tagged K mean?") == {"K"}
+    assert letter_names("What does 'D' mean?") == {"D"}
+    assert letter_names("Is I/O slower than a network call?") == set()  # nor 'A' or 'I', which are words
+
+
+def test_the_entry_keyed_by_the_letter_asked_about_defines_it() -> None:
+    question = "In the output of git ls-files -t, what does a file tagged K mean?"
+    [best, *_] = extract(question, question, [LS_FILES], limit=2)
+    assert best.quote == "K\n\nto be killed"
+    found = candidates([LS_FILES])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [LS_FILES], found, Embedder())
+    [entry] = [f for c, f in zip(found, features, strict=True) if c.quote == best.quote]
+    assert entry is not None and entry.answer == KEYED_DEFINITION
+
+
+def test_a_name_qualifying_the_asked_type_does_not_key_the_answer() -> None:
+    index = Passage(
+        source_id="s-index",
+        title="Module Index",
+        text="Module | Description\n\nmod_headers | Customization of HTTP request and response headers\n\n"
+        "mod_log_config | Logging of the requests made to the server",
+    )
+    question = "Which mod_headers format specifier adds a measure of how long the request took?"
+    assert asked_phrase(question) == "mod_headers format specifier"
+    passages = [index, HEADER_FORMATS]
+    [best, *_] = extract(question, question, passages, limit=2)
+    assert best.quote.startswith("%D | ")
+    found = candidates(passages)
+    features = candidate_features(question, SubQuestion(id="q1", text=question), passages, found, Embedder())
+    [module_row] = [f for c, f in zip(found, features, strict=True) if c.quote.startswith("mod_headers |")]
+    assert module_row is None or module_row.bonus < KEY_BONUS  # not keyed by the name that only qualifies
