@@ -169,12 +169,17 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
     rest = sentences[position + 1 :]
     if sentence.text.rstrip().endswith(":"):
         end, segment, item_start = sentence.end, sentence.segment, sentence.start
+        in_table = False
         for offset, item in enumerate(rest):
             if item.end - sentence.start > _LIST_MAX_CHARS or text[end : item.start].count("\n") > 2:
                 break
             after = rest[offset + 1] if offset + 1 < len(rest) else None
-            if _is_heading(item, after) and not _TERM.match(item.text.strip()):
-                break  # the next section's heading: the list has ended
+            row = is_table_row(item.text)
+            if in_table and not row:
+                break  # the table the lead-in introduced has ended
+            in_table = row
+            if _is_heading(item, after) and not _TERM.match(item.text.strip()) and not row:
+                break  # the next section's heading (not a table's header row): the list has ended
             if item.segment != segment:
                 segment, item_start = item.segment, item.start
             elif segment == sentence.segment:
@@ -186,7 +191,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             end = item.end
         return [end] if end > sentence.end else []
     ends: list[int] = []
-    for following in rest[:2]:
+    for offset, following in enumerate(rest[:2], start=position + 1):
         if following.segment != sentence.segment or following.end - sentence.start > _PAIR_MAX_CHARS:
             break
         if following.end == body_end and not _ENDS.search(following.text):
@@ -194,6 +199,9 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
         if len(words(following.text)) < 3 or looks_like_code(following.text):
             break
         ends.append(following.end)
+        if following.text.rstrip().endswith(":"):  # '... The following levels are available:' and its list
+            ends += _extensions(text, sentences, offset, body_end)
+            break
     return ends
 
 

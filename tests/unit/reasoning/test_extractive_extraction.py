@@ -576,3 +576,14 @@ def test_a_name_qualifying_the_asked_type_does_not_key_the_answer() -> None:
     features = candidate_features(question, SubQuestion(id="q1", text=question), passages, found, Embedder())
     [module_row] = [f for c, f in zip(found, features, strict=True) if c.quote.startswith("mod_headers |")]
     assert module_row is None or module_row.bonus < KEY_BONUS  # not keyed by the name that only qualifies
+
+
+def test_a_lead_in_is_quoted_with_the_table_it_introduces() -> None:
+    text = (
+        "LogLevel\n\nLogLevel adjusts the verbosity of the messages recorded in the error logs. The following levels "
+        "are available, in order of decreasing significance:\n\nLevel | Description\n\nemerg | Emergencies - system "
+        "is unusable.\n\nalert | Action must be taken immediately.\n\ncrit | Critical Conditions.\n\n"
+        "When a particular level is specified, messages from all levels of higher significance are reported as well."
+    )
+    quote = _best("Which severity levels can the LogLevel directive be set to?", text, title="Core features")
+    assert "The following levels are available" in quote and quote.endswith("crit | Critical Conditions.")
