@@ -41,8 +41,15 @@ from research_assistant.reasoning.extractive.shapes import entity_bonus, length_
 from research_assistant.reasoning.extractive.signals import defines
 from research_assistant.reasoning.extractive.terms import synonyms, with_identifier_matches
 from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.reasoning.extractive.which import (
+    INSTANCE_ANSWER,
+    asked_phrase,
+    asked_types,
+    letter_names,
+    names_instance,
+)
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
-from research_assistant.text.tokens import STOPWORDS, content_terms, names_in, quoted_literals, terms_of, words
+from research_assistant.text.tokens import content_terms, names_in, quoted_literals, terms_of, words
 
 SCORE_SCALE = 1.3
 """Raw relevance (weighted parts plus bonuses) divided by this gives the 0..1 score."""
@@ -307,52 +314,6 @@ WHICH_THING = re.compile(
     r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|should|will|would)\b)[\w-]+", re.IGNORECASE
 )
 """'Which specifier ...?', 'What function ...?': the question asks which thing it is, a name."""
-_ASKED_TYPE = re.compile(
-    r"^\s*(?:(?:in|by|with|through|for|on|at)\s+)?(?:which|what)\s+"
-    r"((?:(?!(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had)\b)[a-z][\w./-]*\s+){1,3})",
-    re.IGNORECASE,
-)
-_INSTANCE_SENTENCE = r"^(?:this|the|that|each|such an?)\s+(?:[\w-]+\s+)?(?:{types})\b"
-INSTANCE_ANSWER = 0.75
-"""The answer strength of a sentence that speaks of one thing of the asked type ('This hook is invoked ...')
-in a section named after that thing ('post-receive'), for 'Which hooks run ...?': the section's name is the
-answer, and the report labels the quote with it."""
-_MAX_NAME_WORDS = 4
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if re.search(r"(?:ss|x|ch|sh)es$", word):
-        return word[:-2]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
-
-
-def asked_types(question: str) -> frozenset[str]:
-    """The words that may name the type of thing a 'which X' question asks for, singular: 'hook' for 'Which
-    hooks run on the remote repository ...?', 'format' and 'specifier' for 'Which mod_headers format specifier
-    adds ...?' (the noun phrase's end is not known without a parser, so each of its first words may be it)."""
-    phrase = asked_phrase(question)
-    return frozenset(_singular(w) for w in words(phrase.lower()) if len(w) > 2 and w not in STOPWORDS)
-
-
-def asked_phrase(question: str) -> str:
-    """The words between 'which' (or 'what') and the verb: 'mod_headers format specifier' in 'Which mod_headers
-    format specifier adds ...?'. Names in it qualify what is asked (a specifier of mod_headers); the answer is
-    another name."""
-    match = _ASKED_TYPE.match(without_context(question))
-    return match.group(1).strip() if match else ""
-
-
-def names_instance(types: frozenset[str], candidate: Candidate) -> bool:
-    """Whether the candidate speaks of one thing of an asked type ('This hook ...', 'The directive ...') under a
-    section whose heading is short enough to be that thing's name."""
-    if len(candidate.section.split()) > _MAX_NAME_WORDS:
-        return False
-    pattern = _INSTANCE_SENTENCE.format(types="|".join(re.escape(t) for t in sorted(types)))
-    return re.match(pattern, candidate.focal.strip(), re.IGNORECASE) is not None
-
-
 _SET_ASIDE = re.compile(r"^\s*(?:besides|apart from|aside from|other than|except(?: for)?)\s+([^,?]+),", re.I)
 SELECTED_ROW = 0.5
 """The answer strength of a table row for a question that asks which thing it is: the row's first cell names
@@ -363,6 +324,8 @@ SIDE_DEFINED = 0.6
 """The answer strength, for a comparison, of a sentence that defines one side in its own terms ('DEFERRED means
 that ...', 'A shallow copy is ...'): what that side is, which the difference is made of."""
 HEADING_BONUS = 0.12
+"""For a sentence in a section whose heading is made of the question's own words ('Differences between FTS3 and
+FTS4' for 'What are the main differences between FTS3 and FTS4?'): the section is about what was asked."""
 
 
 def _defines_side(sentence: str, side: tuple[str, ...]) -> bool:
@@ -374,8 +337,6 @@ def _defines_side(sentence: str, side: tuple[str, ...]) -> bool:
 
 _SIDE_OPENING = 4
 STRONG_DEFINITION = 0.2
-"""For a sentence in a section whose heading is made of the question's own words ('Differences between FTS3 and
-FTS4' for 'What are the main differences between FTS3 and FTS4?'): the section is about what was asked."""
 
 
 HEADING_SHARE = 0.75
@@ -432,15 +393,6 @@ def row_key(candidate: Candidate) -> str | None:
     if candidate.lead and candidate.heading and candidate.quote.startswith(candidate.heading):
         return _unquoted(candidate.heading)
     return None
-
-
-_LETTER_NAME = re.compile(r"(?<![\w/-])(?![AI]\b)[A-Z](?![\w/-])")
-
-
-def letter_names(question: str) -> set[str]:
-    """Capital letters the question uses as names ('what does a file tagged K mean?', 'the B flag'): too short
-    for a search term, but exactly what a one-letter table key or entry term ('K' / 'to be killed') is."""
-    return set(_LETTER_NAME.findall(question))
 
 
 _ARGUMENT = re.compile(r"[=\s\[(<].*$")

@@ -6,18 +6,20 @@ from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
-    INSTANCE_ANSWER,
     KEY_BONUS,
     KEYED_DEFINITION,
-    asked_phrase,
-    asked_types,
     candidate_features,
     key_fit,
-    letter_names,
-    names_instance,
     score_candidates,
 )
 from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.reasoning.extractive.which import (
+    INSTANCE_ANSWER,
+    asked_phrase,
+    asked_types,
+    letter_names,
+    names_instance,
+)
 from research_assistant.schemas import Passage, SubQuestion
 from research_assistant.text.tokens import content_terms, names_in
 
