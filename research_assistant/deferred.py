@@ -9,11 +9,18 @@ cancels the run at once).
 
 Background work runs in a daemon thread, not in an executor: a cancelled run
 must not wait at exit for an import it no longer needs.
+
+Some libraries' packages import far more on `import` than the parts a run uses
+(`defer_library_inits`): their `__init__` runs only when something asks the
+package for a name it defines, and their submodules import without it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -84,3 +91,74 @@ def warm(values: Sequence[Deferred[Any]], *also: Callable[[], object]) -> thread
     thread = threading.Thread(target=run, name="warm-up", daemon=True)
     thread.start()
     return thread
+
+
+DEFERRED_INITS = ("langgraph_sdk", "langsmith.types", "nltk")
+"""Packages whose `__init__` imports much that a run never uses, while what it does use is in submodules:
+
+- `langgraph_sdk`: LangGraph's client for its server, with httpx, websockets and rich (about 0.15 s of CPU).
+  LangGraph itself imports only `langgraph_sdk.auth.types`, for a protocol.
+- `langsmith.types`: some 150 modules of LangSmith's API types (about 0.2 s); LangChain's tracer, which
+  LangGraph imports, needs one of them (`run_select_field`).
+- `nltk`: everything NLTK has, SciPy's statistics among it (about 0.6 s); sentence splitting needs only
+  `nltk.tokenize.punkt`.
+"""
+
+
+def defer_library_inits() -> None:
+    """Defer the `__init__` of each package in `DEFERRED_INITS` that is not imported yet (see
+    `defer_package_init`). Call it before LangGraph is first imported; calling it again does nothing."""
+    for name in DEFERRED_INITS:
+        defer_package_init(name)
+
+
+def defer_package_init(name: str) -> None:
+    """Import package `name` without running its `__init__` yet: it runs, once, when something first asks the
+    package for a name that is not one of its submodules (`from nltk import word_tokenize`, `nltk.__version__`).
+
+    Until then the package's submodules import as usual (`from nltk.tokenize.punkt import ...` runs
+    `nltk/tokenize/__init__.py` and `punkt.py`, not `nltk/__init__.py`), and asking the package for a submodule
+    imports that submodule. A package that is imported already, or cannot be found, is left alone.
+    """
+    if name in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:  # its parent package cannot be imported: leave the import, and its error, to the user
+        return
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+    lock = threading.RLock()
+    state = {"init": "pending"}
+
+    def __getattr__(attribute: str) -> Any:  # the module-level hook of PEP 562
+        if state["init"] == "pending" and not attribute.startswith("__"):
+            submodule = f"{name}.{attribute}"
+            if submodule in sys.modules or importlib.util.find_spec(submodule) is not None:
+                return importlib.import_module(submodule)
+        with lock:  # another thread asking meanwhile waits for the whole `__init__`, as for any import
+            if state["init"] == "pending":
+                state["init"] = "running"
+                try:
+                    loader.exec_module(module)
+                except BaseException:
+                    state["init"] = "pending"
+                    raise
+                state["init"] = "done"
+            elif state["init"] == "running":  # asked by its own `__init__`: a partly initialized module
+                raise AttributeError(f"partially initialized module {name!r} has no attribute {attribute!r}")
+        namespace = vars(module)
+        if attribute in namespace:
+            return namespace[attribute]
+        getattr_of_init = namespace.get("__getattr__")
+        if getattr_of_init is not None and getattr_of_init is not __getattr__:
+            return getattr_of_init(attribute)
+        raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, module)

@@ -11,21 +11,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
+from research_assistant.deferred import defer_library_inits
 
-from research_assistant.context import HARD_MAX_ITERATIONS, Context
-from research_assistant.nodes.analyze import analyze_query
-from research_assistant.nodes.browse import build_browse_graph
-from research_assistant.nodes.evaluate import evaluate_progress
-from research_assistant.nodes.extract import extract
-from research_assistant.nodes.plan import plan_strategy
-from research_assistant.nodes.review import review_plan
-from research_assistant.nodes.routing import route_after_evaluation
-from research_assistant.nodes.search import build_search_graph
-from research_assistant.nodes.synthesize import synthesize
-from research_assistant.state import InputState, OutputState, ResearchState
+defer_library_inits()  # before LangGraph is imported: it would run packages' `__init__` that no run needs
+
+from langgraph.checkpoint.base import BaseCheckpointSaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.graph.state import CompiledStateGraph  # noqa: E402
+
+from research_assistant.context import HARD_MAX_ITERATIONS, Context  # noqa: E402
+from research_assistant.nodes.analyze import analyze_query  # noqa: E402
+from research_assistant.nodes.browse import build_browse_graph  # noqa: E402
+from research_assistant.nodes.evaluate import evaluate_progress  # noqa: E402
+from research_assistant.nodes.extract import extract  # noqa: E402
+from research_assistant.nodes.plan import plan_strategy  # noqa: E402
+from research_assistant.nodes.review import review_plan  # noqa: E402
+from research_assistant.nodes.routing import route_after_evaluation  # noqa: E402
+from research_assistant.nodes.search import build_search_graph  # noqa: E402
+from research_assistant.nodes.synthesize import synthesize  # noqa: E402
+from research_assistant.state import InputState, OutputState, ResearchState  # noqa: E402
 
 RECURSION_LIMIT = 8 + 4 * HARD_MAX_ITERATIONS
 """Supersteps a run may take: setup and synthesis plus four per round, for the most rounds any run may do."""

@@ -113,8 +113,6 @@ async def _drive(
     finish: bool = False,
     review: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    from langgraph.types import Command
-
     from research_assistant.graph import build_graph
     from research_assistant.runs.checkpoints import open_checkpointer
 
@@ -133,6 +131,8 @@ async def _drive(
             if graph_input is None:
                 snapshot = await graph.aget_state(config)
                 if snapshot.interrupts:
+                    from langgraph.types import Command  # after the graph's module, which sets up LangGraph's imports
+
                     graph_input = Command(resume=review)  # the run was waiting for its plan to be reviewed
                 elif not _started(snapshot.values) and not finish:
                     graph_input = first_input  # stopped before its first checkpoint: start again from its question

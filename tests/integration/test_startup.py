@@ -2,8 +2,11 @@
 
 A run's first steps (analysis, planning) need no repository, so the libraries behind it (Chroma, LlamaIndex,
 NLTK with SciPy, BM25, the HTML parser) must not be imported before the first step starts; they load in a
-background thread meanwhile, or on demand when a step needs them. These tests check which modules are loaded,
-in a fresh interpreter, not how long anything takes (`benchmarks/startup.py` measures that).
+background thread meanwhile, or on demand when a step needs them. Nor may what LangGraph's own import would pull
+in and no run uses (LangGraph's server client with httpx, LangSmith's API types), and no run at all loads NLTK's
+statistics with SciPy's: the packages' `__init__` is deferred (`deferred.defer_library_inits`). These tests check
+which modules are loaded, in a fresh interpreter, not how long anything takes (`benchmarks/startup.py` measures
+that).
 """
 
 from __future__ import annotations
@@ -16,38 +19,52 @@ from pathlib import Path
 
 import pytest
 
+from research_assistant.deferred import DEFERRED_INITS
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 
 HEAVY = ("chromadb", "llama_index", "nltk", "scipy", "bm25s", "bs4", "lxml", "langchain_text_splitters", "onnxruntime")
 """Packages that take most of the time a run needs to get going, and that no first step uses."""
 
-# Runs the command line in this interpreter; when analyze_query starts, writes the top-level packages loaded so
-# far to the file named in argv[1]. The background warm-up is switched off, so that what is loaded is decided by
-# the code path alone (with it on, the warm-up thread races the first step), and what the later steps need must
-# load on demand.
+UNUSED = ("langgraph_sdk.client", "httpx", "websockets", "rich", "langsmith.types.run", "nltk.collocations")
+"""Modules that LangGraph's and NLTK's packages would import on `import` and that no run uses (their `__init__` is
+deferred): LangGraph's server client, with httpx, websockets and rich; LangSmith's API types; NLTK's statistics,
+which import SciPy's."""
+
+NEVER = ("scipy.stats", "nltk.collocations", "langgraph_sdk.client", "langsmith.types.run")
+"""Modules that a whole run, start to end, never loads (httpx and SciPy's sparse matrices it does: Chroma and
+BM25 use them)."""
+
+# Runs the command line in this interpreter; when analyze_query starts, writes the modules loaded so far to the file
+# named in argv[1], and those loaded when the run has ended to argv[2]. The background warm-up is switched off, so
+# that what is loaded is decided by the code path alone (with it on, the warm-up thread races the first step), and
+# what the later steps need must load on demand. The graph's module is imported first, as a run does before any node
+# (it sets up LangGraph's imports), and the step is replaced there, where the graph is built from.
 FIRST_STEP_PROBE = """
 import json, sys
 from pathlib import Path
 
-import research_assistant.nodes.analyze as analyze
+import research_assistant.graph as graph
 from research_assistant.services import Services
 
 Services.warm_up = lambda self: None
-original = analyze.analyze_query
-out = Path(sys.argv[1])
+original = graph.analyze_query
+out, end = Path(sys.argv[1]), Path(sys.argv[2])
 
 
 async def probed(state, runtime):
     if not out.exists():
-        out.write_text(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+        out.write_text(json.dumps(sorted(sys.modules)))
     return await original(state, runtime)
 
 
-analyze.analyze_query = probed
+graph.analyze_query = probed
 from research_assistant.cli import main
 
-sys.exit(main(sys.argv[2:]))
+code = main(sys.argv[3:])
+end.write_text(json.dumps(sorted(sys.modules)))
+sys.exit(code)
 """
 
 
@@ -59,29 +76,55 @@ def python(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]
     )
 
 
-def loaded_after(statement: str, cwd: Path) -> set[str]:
-    """The top-level packages loaded in a fresh interpreter after `statement`."""
-    code = f"{statement}\nimport json, sys\nprint(json.dumps(sorted({{n.split('.')[0] for n in sys.modules}})))"
+def packages(modules: list[str]) -> set[str]:
+    """The top-level packages of `modules`; a package whose `__init__` is deferred counts once a submodule loads."""
+    return {name.split(".")[0] for name in modules if name not in DEFERRED_INITS}
+
+
+def loaded_after(statement: str, cwd: Path) -> list[str]:
+    """The modules loaded in a fresh interpreter after `statement`."""
+    code = f"{statement}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     done = python(code, cwd=cwd)
     assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout))
+    return list(json.loads(done.stdout))
 
 
 def test_the_command_line_loads_no_research_library_before_a_command_needs_it(tmp_path: Path) -> None:
-    loaded = loaded_after("import research_assistant.cli", tmp_path)
+    loaded = packages(loaded_after("import research_assistant.cli", tmp_path))
     assert not loaded & {*HEAVY, "langgraph", "langchain_core", "numpy"}  # `--help` and usage errors stay fast
+
+
+def test_the_graph_loads_langgraph_without_what_no_run_uses(tmp_path: Path) -> None:
+    loaded = loaded_after("import research_assistant.graph", tmp_path)
+    assert "langgraph.graph" in loaded and "langgraph_sdk.auth.types" in loaded  # what LangGraph does use
+    unused = set(loaded) & set(UNUSED)
+    assert not unused, f"loaded with the graph: {sorted(unused)}"
+
+
+def test_deferred_packages_still_give_whatever_is_asked_of_them(tmp_path: Path) -> None:
+    statement = (
+        "import research_assistant.graph, langgraph_sdk, nltk\n"
+        "from langsmith.types import Run\n"
+        "assert callable(langgraph_sdk.get_client) and nltk.FreqDist('aab')['a'] == 2 and Run"
+    )
+    loaded = loaded_after(statement, tmp_path)  # the packages' `__init__` ran once they were asked for a name
+    assert {"langgraph_sdk.client", "nltk.collocations", "langsmith.types.run"} <= set(loaded)
 
 
 @pytest.mark.slow
 def test_a_run_starts_its_first_step_before_loading_the_repository_and_loads_it_when_needed(tmp_path: Path) -> None:
-    first_step = tmp_path / "first-step.json"
+    first_step, end = tmp_path / "first-step.json", tmp_path / "end.json"
     args = ["run", "What is the tram fare?", "--corpus", str(CORPUS), "--depth", "quick", "--quiet", "--out", "r.md"]
-    done = python(FIRST_STEP_PROBE, str(first_step), *args, cwd=tmp_path)
+    done = python(FIRST_STEP_PROBE, str(first_step), str(end), *args, cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
-    loaded = set(json.loads(first_step.read_text()))
+    modules = json.loads(first_step.read_text())
+    loaded = packages(modules)
     assert "langgraph" in loaded and "research_assistant" in loaded  # the probe saw a real first step
-    early = loaded & {*HEAVY, "numpy"}
+    early = loaded & {*HEAVY, "numpy"} | set(modules) & set(UNUSED)
     assert not early, f"loaded before the first step: {sorted(early)}"
     report = (tmp_path / "r.md").read_text(encoding="utf-8")
     assert "## Sources" in report and "fares" in report  # the repository opened on demand: the corpus was read
+    at_end = set(json.loads(end.read_text()))
+    assert {"chromadb", "nltk.tokenize.punkt"} <= at_end  # the probe saw the whole run
+    assert not at_end & set(NEVER), f"loaded by the run: {sorted(at_end & set(NEVER))}"

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
+import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from research_assistant.deferred import Deferred, warm
+from research_assistant.deferred import Deferred, defer_package_init, warm
 
 
 class Maker:
@@ -98,3 +101,45 @@ def test_warm_stops_at_a_failure_and_leaves_the_rest_to_whoever_needs_it() -> No
     thread.join()
     assert later.calls == 0
     assert warm([]) is None  # nothing to warm: no thread
+
+
+def _package(folder: Path, name: str) -> None:
+    """A package whose `__init__` counts its runs and imports its `heavy` submodule; `light` is a submodule."""
+    package = folder / name
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "import builtins\n"
+        f"builtins.{name}_inits = getattr(builtins, '{name}_inits', 0) + 1\n"
+        f"from {name}.heavy import WEIGHT\n"
+        "NAME = 'whole'\n"
+    )
+    (package / "heavy.py").write_text("WEIGHT = 100\n")
+    (package / "light.py").write_text(f"from {name} import sub_only\nVALUE = 1\n")
+    (package / "sub_only.py").write_text("")
+
+
+def test_a_deferred_package_init_runs_once_when_a_name_it_defines_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    name = "deferred_init_probe"
+    _package(tmp_path, name)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in [m for m in sys.modules if m.split(".")[0] == name]:
+        monkeypatch.delitem(sys.modules, module)
+    defer_package_init(name)
+
+    light = importlib.import_module(f"{name}.light")  # a submodule, and `from package import submodule` in it
+    assert light.VALUE == 1 and getattr(builtins, f"{name}_inits", 0) == 0
+    assert f"{name}.heavy" not in sys.modules  # what only the `__init__` imports is not loaded
+
+    package = sys.modules[name]
+    assert package.NAME == "whole" and package.WEIGHT == 100  # asking for a name runs the `__init__`
+    assert getattr(builtins, f"{name}_inits") == 1
+    with pytest.raises(AttributeError):
+        _ = package.missing
+    assert getattr(builtins, f"{name}_inits") == 1  # once
+    defer_package_init(name)  # already imported: left alone
+    assert sys.modules[name] is package
+    delattr(builtins, f"{name}_inits")
