@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from research_assistant.text.html_lxml import Unsupported, lxml_to_text
 from research_assistant.text.html_markup import BlockWriter, ExtractedHtml
-from research_assistant.text.html_soup import soup_to_text
 from research_assistant.text.spaces import collapse
 
 __all__ = ["BlockWriter", "ExtractedHtml", "collapse", "html_to_text"]
@@ -29,4 +28,6 @@ def html_to_text(html: str) -> ExtractedHtml:
     try:
         return lxml_to_text(html)
     except Unsupported:
+        from research_assistant.text.html_soup import soup_to_text  # BeautifulSoup: imported when a page needs it
+
         return soup_to_text(html)
