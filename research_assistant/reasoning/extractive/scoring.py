@@ -43,9 +43,11 @@ from research_assistant.reasoning.extractive.terms import synonyms, with_identif
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
+    SIBLING_FIT,
     asked_phrase,
     asked_types,
     letter_names,
+    names_a_sibling,
     names_instance,
 )
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
@@ -220,6 +222,7 @@ def candidate_features(
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
     asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
     selecting = bool(WHICH_THING.match(without_context(sub_question.text)))
+    meaning_asked = bool(_MEANING.search(sub_question.text))
     instance_of = asked_types(sub_question.text) if selecting or asked.kind == "list" else frozenset()
     if instance_of:
         # 'Which mod_headers format specifier ...?': a row keyed 'mod_headers' (a module index's) is not the answer.
@@ -272,7 +275,7 @@ def candidate_features(
             answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
         if selecting and candidate.row and asked.kind is None and not keyed[0]:
             answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
-        if asked.kind == "definition" and keyed[0] == KEY_BONUS:
+        if meaning_asked and keyed[0] == KEY_BONUS:
             answer = max(answer, KEYED_DEFINITION)  # 'What does K mean?': the entry 'K' / 'to be killed'
         if instance_of and candidate.section and not titled_by_section and names_instance(instance_of, candidate):
             answer = max(answer, INSTANCE_ANSWER)  # 'Which hooks ...?': 'post-receive' / 'This hook is invoked ...'
@@ -280,6 +283,10 @@ def candidate_features(
             answer = max(answer, SIDE_DEFINED)  # 'DEFERRED means that the transaction does not actually start ...'
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
+        if asked.wants_value and names_a_sibling(
+            sub_question.text, f"{candidate.section}\n{candidate.heading}\n{candidate.quote}"
+        ):
+            answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(
             Features(
@@ -372,8 +379,10 @@ the row or entry is about exactly what was asked ('h | short | integer | 2' for 
 
 
 KEYED_DEFINITION = 0.75
-"""The answer strength, for a 'what does X mean?' question, of the table row or list entry keyed by X: it is
-X's definition in the source's own terms."""
+"""The answer strength, for a question asking what X means, of the table row or list entry keyed by X: it
+gives X's meaning in the source's own terms ('K' / 'to be killed'). Not for 'What is X?' or a plan's
+'Definition of X', which a row about X (a feature table's) need not answer."""
+_MEANING = re.compile(r"\bwhat\s+(?:does|do)\b.*\b(?:mean|denote|indicate|signify|represent)s?\b", re.IGNORECASE)
 
 
 ENTRY_KEY_BONUS = 0.25

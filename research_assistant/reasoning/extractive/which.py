@@ -1,6 +1,7 @@
-"""What a 'which X ...?' question asks for: the type of thing (its words after 'which'), the names that only
-qualify it, the one-letter names it uses, and the sentences that speak of one thing of that type under a
-section named after it."""
+"""Which thing a question is about, read from its names: the type a 'which X ...?' question asks for (its
+words after 'which') and the names that only qualify it, the one-letter names it uses ('tagged K'), the
+sentences that speak of one thing of the asked type under a section named after it, and the settings whose
+names are built on the asked one ('RequestReadTimeout' beside 'Timeout'), whose values are not its value."""
 
 from __future__ import annotations
 
@@ -57,10 +58,39 @@ def names_instance(types: frozenset[str], candidate: Candidate) -> bool:
     return re.match(pattern, candidate.focal.strip(), re.IGNORECASE) is not None
 
 
-_LETTER_NAME = re.compile(r"(?<![\w/-])(?![AI]\b)[A-Z](?![\w/-])")
+_LABEL_WORDS = r"(?i:tag|tagged|flag|flagged|letter|code|status|mode|option|column|marker|signal|level|key|field)"
+_LETTER_NAME = re.compile(
+    r"[‘'\"]([A-Z])[’'\"]"  # 'K'
+    rf"|\b{_LABEL_WORDS}\s+([A-Z])(?![\w/-])"  # tagged K
+    rf"|(?<![\w/-])([A-Z])\s+{_LABEL_WORDS}\b"  # the K flag
+)
 
 
 def letter_names(question: str) -> set[str]:
-    """Capital letters the question uses as names ('what does a file tagged K mean?', 'the B flag'): too short
-    for a search term, but exactly what a one-letter table key or entry term ('K' / 'to be killed') is."""
-    return set(_LETTER_NAME.findall(question))
+    """Capital letters the question uses as names: quoted ('D'), or beside a word for a label ('a file tagged K',
+    'the B flag'). Too short for a search term, each is exactly what a one-letter table key or entry term ('K' /
+    'to be killed') is. A letter in other company is a word or a language ('the C API', 'A and I')."""
+    return {letter for match in _LETTER_NAME.findall(question) for letter in match if letter}
+
+
+SIBLING_FIT = 0.6
+"""The factor on the answer strength of a value stated for a setting whose name is built on the asked one
+('RequestReadTimeout 20', 'RedisTimeout 5s' for the default Timeout): the value of another setting."""
+_IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
+"""A setting's or function's name: CamelCase ('KeepAliveTimeout', 'TimeOut') or snake_case ('cache_size')."""
+_PART = re.compile(r"[A-Z]?[a-z0-9]+")
+
+
+def names_a_sibling(question: str, text: str) -> bool:
+    """Whether `text` names settings built on a word of the question ('RequestReadTimeout' on 'Timeout',
+    'superuser_reserved_connections' on 'connections') and none that is the question's own word or name: then
+    what it states is the value of a neighbouring setting, not of the asked one."""
+    asked = {w.lower() for w in re.findall(r"[\w.-]+", question)}
+    asked |= {part.lower() for name in _IDENTIFIER.findall(question) for part in _PART.findall(name)}
+    siblings = False
+    for name in _IDENTIFIER.findall(text):
+        parts = {part.lower() for part in _PART.findall(name)}
+        if name.lower() in asked or parts <= asked:
+            return False  # 'TimeOut 60', 'page_size' for the page size: the asked setting itself
+        siblings = siblings or any(len(part) >= 4 and part in asked for part in parts)
+    return siblings

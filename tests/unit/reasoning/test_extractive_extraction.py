@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.query import build_query
@@ -15,9 +16,11 @@ from research_assistant.reasoning.extractive.scoring import (
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
+    SIBLING_FIT,
     asked_phrase,
     asked_types,
     letter_names,
+    names_a_sibling,
     names_instance,
 )
 from research_assistant.schemas import Passage, SubQuestion
@@ -549,7 +552,9 @@ LS_FILES = Passage(
 def test_a_capital_letter_the_question_uses_is_a_name() -> None:
     assert letter_names("In the output of git ls-files -t, what does a file tagged K mean?") == {"K"}
     assert letter_names("What does 'D' mean?") == {"D"}
-    assert letter_names("Is I/O slower than a network call?") == set()  # nor 'A' or 'I', which are words
+    assert letter_names("What does status M mean?") == {"M"}
+    # Not a letter in other company: a word, a language, part of an abbreviation.
+    assert letter_names("Is I/O slower in the C API than A or B?") == set()
 
 
 def test_the_entry_keyed_by_the_letter_asked_about_defines_it() -> None:
@@ -589,3 +594,34 @@ def test_a_lead_in_is_quoted_with_the_table_it_introduces() -> None:
     )
     quote = _best("Which severity levels can the LogLevel directive be set to?", text, title="Core features")
     assert "The following levels are available" in quote and quote.endswith("crit | Critical Conditions.")
+
+
+def test_a_setting_named_on_the_asked_one_is_a_sibling_not_the_answer() -> None:
+    question = "What is Apache httpd's default Timeout, the time it waits for I/O before failing a request?"
+    assert names_a_sibling(question, "RequestReadTimeout Directive\n\nDefault: | RequestReadTimeout header=20-40")
+    assert not names_a_sibling(question, "TimeOut Directive\n\nDefault: | TimeOut 60")  # the asked one itself
+    assert not names_a_sibling(question, "timeout | 0 | Balancer timeout in seconds.")  # no setting's name
+    assert names_a_sibling("What is the default max_connections?", "superuser_reserved_connections: 3")
+    assert not names_a_sibling("What is the default page size?", "The default page_size is 4096.")
+
+
+def test_the_default_of_a_sibling_setting_is_not_judged_an_answer() -> None:
+    sibling = Passage(
+        source_id="s-reqtimeout",
+        title="mod_reqtimeout",
+        text="RequestReadTimeout Directive\n\nDescription: | Set timeout values for receiving request headers\n\n"
+        "Default: | RequestReadTimeout handshake=0 header=20-40,MinRate=500 body=20,MinRate=500",
+    )
+    question = "What is Apache httpd's default Timeout, the time it waits for I/O before failing a request?"
+    found = candidates([sibling])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [sibling], found, Embedder())
+    [row] = [f for c, f in zip(found, features, strict=True) if c.quote.startswith("Default: |")]
+    assert row is not None and row.answer <= SIBLING_FIT < ANSWER_FOUND  # a value, but not the asked one's
+
+
+def test_only_a_question_about_what_a_name_means_takes_its_entry_as_the_answer() -> None:
+    question = "In the output of git ls-files -t, what is a file tagged K?"
+    found = candidates([LS_FILES])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [LS_FILES], found, Embedder())
+    [entry] = [f for c, f in zip(found, features, strict=True) if c.quote == "K\n\nto be killed"]
+    assert entry is not None and entry.answer < KEYED_DEFINITION
