@@ -133,12 +133,16 @@ def _setup_lock(connection: Connection[Any]) -> Iterator[None]:
         connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
 
 
-def take_advisory_lock(connection: Connection[Any], key: int, wait: Callable[[], None] = lambda: None) -> None:
-    """Take the session advisory lock `key` on `connection`, trying again until it is free; `wait` is called
-    between tries (it may raise to stop waiting). No statement stays open while the lock is waited for, so a
-    holder's `CREATE INDEX CONCURRENTLY` does not wait for its waiters (see the module's docstring)."""
+def take_advisory_lock(
+    connection: Connection[Any], key: int, wait: Callable[[], None] = lambda: None, *, shared: bool = False
+) -> None:
+    """Take the session advisory lock `key` on `connection` (`shared`: alongside other shared holders, never
+    alongside an exclusive one), trying again until it is free; `wait` is called between tries (it may raise to
+    stop waiting). No statement stays open while the lock is waited for, so a holder's `CREATE INDEX
+    CONCURRENTLY` does not wait for its waiters (see the module's docstring)."""
+    function = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
     while True:
-        row = connection.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,)).fetchone()
+        row = connection.execute(f"SELECT {function}(%s) AS got", (key,)).fetchone()
         if row is not None and row["got"]:
             return
         wait()
@@ -217,10 +221,11 @@ def shared_cache(kind: str) -> SharedCache | None:
 
 
 @contextmanager
-def team_lock(name: str, wait: Callable[[], None]) -> Iterator[None]:
+def team_lock(name: str, wait: Callable[[], None], *, shared: bool = False) -> Iterator[None]:
     """Held by one process at a time across every machine using the team's database (a session advisory lock
-    keyed by `name`); nothing when no database is configured. `wait` is called between tries (it may raise to
-    stop waiting, as a cancelled run does)."""
+    keyed by `name`), or, `shared`, by any number of processes while none holds it alone; nothing when no
+    database is configured. `wait` is called between tries (it may raise to stop waiting, as a cancelled run
+    does)."""
     from research_assistant.servers import database_url
 
     url = database_url()
@@ -230,8 +235,9 @@ def team_lock(name: str, wait: Callable[[], None]) -> Iterator[None]:
     key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
     pool = pool_for(url, os.getpid())
     with pool.connection() as connection:
-        take_advisory_lock(connection, key, wait)
+        take_advisory_lock(connection, key, wait, shared=shared)
         try:
             yield
         finally:
-            connection.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
+            connection.execute(f"SELECT {unlock}(%s)", (key,))

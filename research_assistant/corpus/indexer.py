@@ -220,7 +220,7 @@ class CorpusIndexer:
             for source_id, outcome in zip(files, pool.map(self._hash_or_reason, files.values()), strict=True):
                 hashes[source_id] = outcome
                 check_stop()
-            with self.repository.reading():
+            with self.repository.reading(team=True):  # not while another worker is half-way through
                 plan = self._plan(files, hashes, unreadable)
                 if not plan.changes:
                     self.repository.warm(corpus=self.corpus_id)

@@ -279,9 +279,12 @@ class ResearchRepository:
             self._connect()
 
     @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Hold the folder's lock shared: no other process or thread writes until the block ends."""
-        with self._guard.shared():
+    def reading(self, *, team: bool = False) -> Iterator[None]:
+        """Hold the folder's lock shared: no other process or thread writes until the block ends. `team`: on a
+        team's Chroma server, also wait for a writer on any machine to finish, and keep writers out meanwhile
+        (what a sync compares with the corpus must not be another worker's half-written index)."""
+        outermost = self._guard.held() is None
+        with self._guard.shared(), self._team_writer(shared=True) if team and outermost else nullcontext():
             with self._lock:
                 self._fresh()
             yield
@@ -296,10 +299,10 @@ class ResearchRepository:
                 self._fresh()
             yield
 
-    def _team_writer(self) -> AbstractContextManager[None]:
+    def _team_writer(self, *, shared: bool = False) -> AbstractContextManager[None]:
         if not configured_server():
             return nullcontext()
-        return team_lock(f"repository {configured_server()} {self._name}", check_stop)
+        return team_lock(f"repository {configured_server()} {self._name}", check_stop, shared=shared)
 
     def _open_collection(self) -> Any:
         if self._name not in {c.name for c in self._client.list_collections()}:

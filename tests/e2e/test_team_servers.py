@@ -228,3 +228,32 @@ def test_workers_researching_at_once_share_one_repository_without_duplicates(
     assert len(chunks) == len(set(chunks)), "a chunk was stored twice"
     files = [path for path in CORPUS.iterdir() if path.suffix.lower() in SUPPORTED_SUFFIXES]
     assert len({source for source, chunk in chunks if chunk == 0}) == len(files), "a document was lost"
+
+
+def test_a_team_reader_waits_for_a_writer_on_another_machine_but_not_for_other_readers(
+    team_env: dict[str, str],
+) -> None:
+    """What a sync compares with its corpus is never another worker's half-written index: the planning read
+    holds the repository's team lock shared, which a writer holds alone."""
+    import threading
+
+    from research_assistant.database import team_lock
+
+    name = "repository test-collection"
+    writing, released = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with team_lock(name, lambda: None):
+            writing.set()
+            time.sleep(1.0)
+        released.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert writing.wait(30)
+    with team_lock(name, lambda: None, shared=True):
+        assert released.is_set()  # the reader got in only once the writer was done
+        started = time.perf_counter()
+        with team_lock(name, lambda: None, shared=True):  # another reader does not wait for this one
+            assert time.perf_counter() - started < 0.5
+    thread.join()
