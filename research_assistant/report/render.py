@@ -226,11 +226,10 @@ def render_report(
     answer = " ".join(_cited_lines(report.answer, citations, labelled=True))
     if not report.quick_answer and (answer or report.answer_note):
         lines += _section("Answer", [answer or f"_{escape_markdown(report.answer_note)}_"], "")
+    summary = " ".join(_cited_lines(report.summary, citations, labelled=report.quick_answer))  # there, the answer
     if report.quick_answer:
-        summary = " ".join(_cited_lines(report.summary, citations, labelled=True))
         lines += _section("Answer", [summary] if summary else [], "No answer could be supported by the sources.")
     else:
-        summary = " ".join(_cited_lines(report.summary, citations))
         lines += _report_body(report, summary, citations)
     lines += _section("Caveats", _caveats(report, notices), "None.")
 

@@ -248,14 +248,10 @@ def _headings_lost_inside(html: str, page_text: str, traf_text: str) -> int:
     'How it Works', without which every sentence below reads as part of whatever short line comes first."""
     lines = {collapse(line).strip(_TITLE_MARKS) for line in traf_text.splitlines()}
     flat = collapse(traf_text)
-    kept = [
-        i
-        for i, block in enumerate(page_text.split("\n\n"))
-        if len(block) >= MIN_BLOCK_CHARS and collapse(block) in flat
-    ]
+    blocks = page_text.split("\n\n")
+    kept = [i for i, block in enumerate(blocks) if len(block) >= MIN_BLOCK_CHARS and collapse(block) in flat]
     if not kept:
         return 0
-    blocks = page_text.split("\n\n")
     inside = {collapse(block).strip(_TITLE_MARKS) for block in blocks[kept[0] : kept[-1]]}
     headings = {collapse(_TAG.sub(" ", m.group(2))).strip(_TITLE_MARKS) for m in _HEADING.finditer(html)}
     return sum(1 for heading in headings if heading and heading in inside and heading not in lines)

@@ -86,8 +86,9 @@ def extract_evidence(
         if any(repeats(best, j) for j in chosen):
             continue
         chosen.append(best)
-        per_source[_source(passages, found[best])] = per_source.get(_source(passages, found[best]), 0) + 1
-        per_section[section_of(best)] = per_section.get(section_of(best), 0) + 1
+        place = section_of(best)
+        per_source[place[0]] = per_source.get(place[0], 0) + 1
+        per_section[place] = per_section.get(place, 0) + 1
     evidence = []
     for i in chosen:
         candidate = found[i]

@@ -6,6 +6,7 @@ names are built on the asked one ('RequestReadTimeout' beside 'Timeout'), whose 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from research_assistant.reasoning.answers import without_context
 from research_assistant.reasoning.extractive.candidates import Candidate
@@ -54,8 +55,13 @@ def names_instance(types: frozenset[str], candidate: Candidate) -> bool:
     section whose heading is short enough to be that thing's name."""
     if len(candidate.section.split()) > _MAX_NAME_WORDS:
         return False
-    pattern = _INSTANCE_SENTENCE.format(types="|".join(re.escape(t) for t in sorted(types)))
-    return re.match(pattern, candidate.focal.strip(), re.IGNORECASE) is not None
+    return _instance_sentence(types).match(candidate.focal.strip()) is not None
+
+
+@lru_cache(maxsize=256)
+def _instance_sentence(types: frozenset[str]) -> re.Pattern[str]:
+    """Compiled once per question: it is matched against every candidate."""
+    return re.compile(_INSTANCE_SENTENCE.format(types="|".join(re.escape(t) for t in sorted(types))), re.IGNORECASE)
 
 
 _LABEL_WORDS = r"(?i:tag|tagged|flag|flagged|letter|code|status|mode|option|column|marker|signal|level|key|field)"
@@ -85,8 +91,7 @@ def names_a_sibling(question: str, text: str) -> bool:
     """Whether `text` names settings built on a word of the question ('RequestReadTimeout' on 'Timeout',
     'superuser_reserved_connections' on 'connections') and none that is the question's own word or name: then
     what it states is the value of a neighbouring setting, not of the asked one."""
-    asked = {w.lower() for w in re.findall(r"[\w.-]+", question)}
-    asked |= {part.lower() for name in _IDENTIFIER.findall(question) for part in _PART.findall(name)}
+    asked = _asked_words(question)
     siblings = False
     for name in _IDENTIFIER.findall(text):
         parts = {part.lower() for part in _PART.findall(name)}
@@ -94,3 +99,11 @@ def names_a_sibling(question: str, text: str) -> bool:
             return False  # 'TimeOut 60', 'page_size' for the page size: the asked setting itself
         siblings = siblings or any(len(part) >= 4 and part in asked for part in parts)
     return siblings
+
+
+@lru_cache(maxsize=256)
+def _asked_words(question: str) -> frozenset[str]:
+    """The question's words and the parts of the setting names it uses, lower case; read once per question,
+    not once per candidate."""
+    words_ = {w.lower() for w in re.findall(r"[\w.-]+", question)}
+    return frozenset(words_ | {part.lower() for name in _IDENTIFIER.findall(question) for part in _PART.findall(name)})
