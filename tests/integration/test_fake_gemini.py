@@ -87,6 +87,13 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _without_api_version(path: str) -> str:
+    """A request's path after its API version: google-genai's releases call `/v1beta/...` or `/v1/...`."""
+    version, _, rest = path.lstrip("/").partition("/")
+    assert version in ("v1", "v1beta"), path
+    return f"/{rest}"
+
+
 def post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, str], Any]:
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers}
@@ -120,7 +127,7 @@ async def test_ainvoke_returns_the_reply_text_and_word_counted_usage(gemini: Fak
     assert reply.response_metadata["model_name"] == MODEL
     (request,) = gemini.requests
     path, model, body, headers = request
-    assert path == f"/v1beta/models/{MODEL}:generateContent"
+    assert _without_api_version(path) == f"/models/{MODEL}:generateContent"
     assert model == MODEL
     assert headers["x-goog-api-key"] == KEY
     assert headers["x-server-timeout"] == "5"
@@ -170,7 +177,7 @@ async def test_astream_uses_server_sent_events_and_sums_usage(gemini: FakeGemini
     assert total.content == "one two three four five six seven eight nine"
     assert total.usage_metadata is not None
     assert (total.usage_metadata["input_tokens"], total.usage_metadata["output_tokens"]) == (3, 9)
-    assert gemini.requests[0].path == f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse"
+    assert _without_api_version(gemini.requests[0].path) == f"/models/{MODEL}:streamGenerateContent?alt=sse"
 
 
 # -- structured output -------------------------------------------------------------------------------------
@@ -391,7 +398,7 @@ async def test_embeddings_are_deterministic_hashed_vectors(gemini: FakeGemini) -
     assert len(query) == 768
     assert sum(value * value for value in query) == pytest.approx(1.0)
     batch, single = gemini.embed_requests
-    assert batch.path == "/v1beta/models/gemini-embedding-001:batchEmbedContents"
+    assert _without_api_version(batch.path) == "/models/gemini-embedding-001:batchEmbedContents"
     assert [item["taskType"] for item in batch.body["requests"]] == ["RETRIEVAL_DOCUMENT"] * 2
     assert batch.body["requests"][0]["model"] == "models/gemini-embedding-001"
     assert single.body["requests"][0]["taskType"] == "RETRIEVAL_QUERY"

@@ -1,4 +1,4 @@
-"""A fake Gemini (Generative Language API v1beta) server on 127.0.0.1, for driving the real clients offline.
+"""A fake Gemini (Generative Language API, v1beta and v1) server on 127.0.0.1, for driving the real clients offline.
 
 `FakeGemini` is a small threaded HTTP server on an ephemeral port that answers what `google-genai` sends
 for the Gemini Developer API, closely enough for `langchain-google-genai` to work unchanged when pointed
