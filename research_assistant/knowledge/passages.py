@@ -322,3 +322,31 @@ def keyed_passages(
             if len(found) >= limit:
                 return found
     return found
+
+
+def paragraphs_where(
+    wanted: Callable[[str], bool],
+    source_ids: Sequence[str],
+    text_of: Callable[[str], str | None],
+    limit: int = KEYED_LIMIT,
+) -> list[Passage]:
+    """Passages for the paragraphs of the given sources that `wanted` accepts.
+
+    What a question asks for may stand where retrieval does not look: an acronym is expanded once, on a page
+    that uses it everywhere, in a paragraph that shares little else with the question.
+    """
+    found: list[Passage] = []
+    for source_id in source_ids:
+        doc = text_of(source_id)
+        if not doc:
+            continue
+        start = 0
+        while start < len(doc) and len(found) < limit:
+            end = doc.find("\n\n", start)
+            end = len(doc) if end < 0 else end
+            if doc[start:end].strip() and wanted(doc[start:end]):
+                found.append(
+                    Passage(source_id=source_id, text=doc[start:end], start=start, chunk_id=f"{source_id}@{start}")
+                )
+            start = end + 2
+    return found

@@ -32,9 +32,10 @@ from langgraph.runtime import Runtime
 
 from research_assistant.concurrency import in_thread, limit
 from research_assistant.context import Context
-from research_assistant.knowledge.passages import keyed_passages, widen_passages
+from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
+from research_assistant.reasoning.answers import asked_for, expanded_in
 from research_assistant.reasoning.base import Reasoner, Step, joined
 from research_assistant.schemas import (
     Evidence,
@@ -89,6 +90,10 @@ async def _extract_one(
         alternatives=sub_question.queries,
     )
     keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, text_of)
+    asked = asked_for(sub_question.text)
+    if asked.kind == "expansion":  # an acronym is spelled out once, where retrieval may not look
+        spelled = functools.partial(expanded_in, asked.acronym)
+        keyed += await asyncio.to_thread(paragraphs_where, spelled, source_ids, text_of)
     if not passages and not keyed:
         return Step([])
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)

@@ -35,7 +35,13 @@ _YES_NO = re.compile(
 _CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
 _SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who|is|are|can|does|do)\s", re.I)
-_DEFAULT = re.compile(r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b", re.I)
+_DEFAULT = re.compile(
+    r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b"
+    r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
+    r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying)\b",
+    re.I,
+)
+"""'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
@@ -104,6 +110,11 @@ _BOUNDS = re.compile(
     r"[-+]?\d[\d,.]*(?:\s*(?:\.\.|–|—)\s*|\s+(?:-|to)\s+)[-+]?\d|\[\s*[-+]?\d[\d.]*\s*,\s*[-+]?\d[\d.]*\s*\]",
     re.IGNORECASE,
 )
+_UPPER = re.compile(
+    r"\b(?:at most|max(?:imum)?|(?:can ?not|may not|must not|does not) exceed|no more than|up to)\b", re.I
+)
+_LOWER = re.compile(r"\b(?:at least|min(?:imum)?|no less than|no fewer than)\b", re.I)
+"""An upper and a lower bound stated apart ('cannot exceed 100 days ... the minimum value of 2 minutes')."""
 _POLARITY = re.compile(
     r"\b(?:not|no|never|cannot|can't|only|always|must|yes|supports?|supported|allows?|allowed|permits?|requires?|"
     r"possible|impossible|may|can|unless|none|ignored|disabled|enabled|off|false|true)\b",
@@ -256,14 +267,40 @@ _MEASURE_WORDS = frozenset(
 """Nouns that name a measure rather than a thing: 'a size of 100' may be the asked thing's size."""
 
 
-def _figures_of_other_things(measured: list[str], text: str) -> str:
-    """The text without the figures that say they measure something the question does not ask about."""
+_DIMENSION = re.compile(
+    r"\bhow\s+(?:long|large|big|small|deep(?:ly)?|high|wide|far|old)\b"
+    r"|\b(?:size|length|period|precision|depth|duration|width)\s+of\b",
+    re.IGNORECASE,
+)
+"""A question that asks how big something is, not how many of it there are."""
+_COUNT = re.compile(r"\b\d[\d,.]*\s+(?P<counted>[a-z]+)\b", re.IGNORECASE)
+
+
+def _figures_of_other_things(measured: list[str], text: str, question: str = "") -> str:
+    """The text without the figures that say they measure something the question does not ask about, and,
+    when the question asks for a size or a length, without counts of the measured thing ('a limit of 10
+    messages' does not say how large a message may be)."""
 
     def other(match: re.Match[str]) -> bool:
         named = content_terms(match.group("modified") or match.group("noun"))
         return not set(named) & (set(measured) | _MEASURE_WORDS)
 
-    return _FIGURE_OF_ANOTHER.sub(lambda m: " " if other(m) else m.group(0), text)
+    kept = _FIGURE_OF_ANOTHER.sub(lambda m: " " if other(m) else m.group(0), text)
+    if measured and _DIMENSION.search(question):
+        head = measured[-1]
+        kept = _COUNT.sub(lambda m: " " if content_terms(m.group("counted")) == [head] else m.group(0), kept)
+    return kept
+
+
+def _counts_instead(question: str, text: str) -> bool:
+    """Whether every figure of `text` counts the thing whose size or length the question asks for."""
+    measured = measured_subject(question)
+    if not measured or not _DIMENSION.search(question):
+        return False
+    asked = set(numbers_in(question))
+    if not [n for n in numbers_in(text) if n not in asked]:
+        return False
+    return not [n for n in numbers_in(_figures_of_other_things(measured, text, question)) if n not in asked]
 
 
 def _measures_asked_thing(question: str, text: str) -> float:
@@ -276,7 +313,8 @@ def _measures_asked_thing(question: str, text: str) -> float:
     if not measured:
         return 1.0
     asked_numbers = set(numbers_in(question))
-    if not [n for n in numbers_in(_figures_of_other_things(measured, text)) if n not in asked_numbers]:
+    figures = _figures_of_other_things(measured, _VERSION.sub(" ", text), question)
+    if not [n for n in numbers_in(figures) if n not in asked_numbers]:
         return MEASURED_SUBJECT_FIT
     present = set(content_terms(text))
     if measured[-1] not in present:  # 'the database file' is not 'the database file header'
@@ -345,6 +383,8 @@ def expands(acronym: str, text: str) -> float:
         phrase = words[start : start + end]
         if (end == 1 and len(letters) > 2) or (end > 1 and parts[start][0] == parts[start + end - 1][0]):
             continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms')
+        if any(letters in word.lower() for word in phrase):
+            continue  # words built on the abbreviation do not expand it ('requires librelp' for RELP)
         capital = phrase[0][:1].isupper() or acronym in text
         best = max(best, 1.0 if capital else 0.6)
         if best == 1.0:
@@ -352,20 +392,34 @@ def expands(acronym: str, text: str) -> float:
     return best
 
 
+def expanded_in(acronym: str, text: str) -> bool:
+    """Whether `text` uses the acronym and spells it out ('... TOAST (The Oversized-Attribute Storage Technique)')."""
+    return re.search(rf"\b{re.escape(acronym)}s?\b", text) is not None and expands(acronym, text) == 1.0
+
+
 _DEFAULT_WORD = re.compile(r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset)\b", re.I)
 _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 
 
-def _default_strength(text: str) -> float:
+_ASKS_ACTION = re.compile(r"\bwhat\s+(?:does|do|will|would|should)\b.+\bdo\b|\bwhat happens\b", re.IGNORECASE)
+"""'What does postscreen do by default when ...?' asks for an action; 'This test is enabled by default.' is none."""
+_SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
+
+
+def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
-    0.45 when the text speaks of a default without giving one, else 0."""
+    0.45 when the text speaks of a default without giving one, else 0. A question about what something does
+    is not answered by a default that only switches it on or off."""
+    action = bool(_ASKS_ACTION.search(question))
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
         after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
-        window = f"{before} {after}"
-        best = max(best, 1.0 if _VALUE_TOKEN.search(window) else 0.45)
+        values = [m.group() for m in _VALUE_TOKEN.finditer(f"{before} {after}")]
+        if action:
+            values = [value for value in values if not _SWITCH.match(value)]
+        best = max(best, 1.0 if values else 0.45)
     return best
 
 
@@ -379,8 +433,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     new_numbers = [n for n in numbers_in(figures) if n not in asked_numbers]
     if kind == "expansion":
         return expands(asked.acronym, text)
-    if kind == "default":
-        return _default_strength(text)
+    if kind == "default":  # 'a default limit of 10 messages' does not say how large a message may be
+        return _default_strength(text, question) * (MEASURED_SUBJECT_FIT if _counts_instead(question, figures) else 1.0)
     if kind == "limit":
         if not new_numbers and not re.search(r"\b(?:unlimited|no limit|infinite)\b", text, re.IGNORECASE):
             return 0.0
@@ -388,7 +442,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
         return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text)
     if kind == "range":
-        if len(new_numbers) >= 2 and _BOUNDS.search(text):
+        if len(new_numbers) >= 2 and (_BOUNDS.search(text) or (_UPPER.search(text) and _LOWER.search(text))):
             return 1.0
         return 0.6 if len(new_numbers) >= 2 or (new_numbers and _BOUNDS.search(text)) else 0.0
     if kind == "number":

@@ -72,7 +72,8 @@ class _Citations:
             return None
         first, *others = quoted
         label = _label(items) if labelled and voices[0][1] else ""
-        first = f"**{escape_markdown(label)}:** {first}" if label else first
+        if label:  # a question heading ('What is backscatter mail?') takes no colon
+            first = f"**{escape_markdown(label)}{'' if label.endswith('?') else ':'}** {first}"
         if not others:
             return first
         return f"{first}; similarly {series(others)}"

@@ -3,7 +3,7 @@ boundary is still read."""
 
 from __future__ import annotations
 
-from research_assistant.knowledge.passages import keyed_passages, widen_passages
+from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, widen_passages
 from research_assistant.schemas import Passage
 
 DOCUMENT = (
@@ -96,3 +96,15 @@ def test_a_term_line_keyed_by_the_name_brings_its_entry() -> None:
     assert entry.text == "%ar\n\nauthor date, relative"
     assert keyed_passages(set(), ["log"], {"log": STRUCT_PAGE}.get) == []
     assert keyed_passages({"zz"}, ["log"], {"log": STRUCT_PAGE}.get) == []
+
+
+def test_the_paragraphs_a_test_accepts_become_passages_that_are_exact_spans() -> None:
+    document = (
+        "Overview\n\nThe TOAST system (The Oversized-Attribute Storage Technique) stores wide values.\n\nTOAST is used."
+    )
+    found = paragraphs_where(lambda paragraph: "(" in paragraph, ["doc"], {"doc": document}.get)
+    assert [p.text for p in found] == [
+        "The TOAST system (The Oversized-Attribute Storage Technique) stores wide values."
+    ]
+    assert document[found[0].start :].startswith(found[0].text)
+    assert paragraphs_where(lambda paragraph: True, ["missing"], {}.get) == []

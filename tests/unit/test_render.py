@@ -268,3 +268,19 @@ def test_a_quote_opens_with_the_heading_it_stands_under_unless_it_says_so_itself
     # The answer says what its quote is about when only the heading does.
     assert _section(markdown, "Answer") == "**High Concurrency:** \u201cAlpha says the cache is fast\u201d [1]"
     assert check_rendered_citations(markdown, TEXTS) == []
+
+
+def test_a_question_heading_labels_its_quote_without_a_colon() -> None:
+    evidence = {
+        "eq": Evidence(
+            id="eq",
+            claim="c",
+            quote="Alpha says the cache is fast",
+            source_id="a",
+            sub_question_id="q1",
+            section="Why is the cache fast?",
+        )
+    }
+    finding = Finding(text="Alpha says the cache is fast", evidence_ids=["eq"], verbatim=True)
+    markdown = render_markdown(_report(key_findings=[finding]), SOURCES, evidence, CitationStyle.NUMERIC)
+    assert "1. **Why is the cache fast?** \u201cAlpha says the cache is fast\u201d [1]" in markdown

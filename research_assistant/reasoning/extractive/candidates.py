@@ -23,6 +23,9 @@ from research_assistant.schemas import Passage
 from research_assistant.text.tokens import words
 
 _SIGNATURE = re.compile(r"^@?(?:class\s+)?[A-Za-z_][\w.]*\([^()]{0,80}\)(?:\s*->\s*[\w.\[\], ]+)?:?$")
+ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)$")
+"""A setting's term line with a note in parentheses: its type or default ('max_connections (integer)',
+'message_size_limit (default: 10240000)'), which the description under it does not repeat."""
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
 _ENDS = re.compile(r"""[.!?:;]["'”’)\]]*$""")
 
@@ -147,6 +150,10 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
 
 
 _PAIR_MAX_CHARS = 520
+_FOLLOWING = 3
+"""The most sentences of its paragraph a sentence is quoted with: reference entries name their subject first
+and give its default last ('Maximum time between automatic checkpoints. [unit] [valid range] The default is
+five minutes (5min).')."""
 _LIST_MAX_CHARS = 700
 _ITEM_MAX_CHARS = 250
 
@@ -191,7 +198,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             end = item.end
         return [end] if end > sentence.end else []
     ends: list[int] = []
-    for offset, following in enumerate(rest[:2], start=position + 1):
+    for offset, following in enumerate(rest[:_FOLLOWING], start=position + 1):
         if following.segment != sentence.segment or following.end - sentence.start > _PAIR_MAX_CHARS:
             break
         if following.end == body_end and not _ENDS.search(following.text):
@@ -209,6 +216,11 @@ _SECTION_RUN = 3
 """The most short lines in a row that are read as one section's heading and its term lines."""
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
+_QUESTION_HEADING = re.compile(
+    r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b[^.!;:]*\?$",
+    re.IGNORECASE,
+)
+"""A heading that is a question, as FAQs and how-to guides write them."""
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
 """'3.3.2.4. ' before a heading's words."""
 
@@ -220,22 +232,25 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     text = sentence.text.strip()
     if not _HEADING_START.match(text):
         return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
+    if _QUESTION_HEADING.match(text):
+        return len(text.split()) <= _HEADING_MAX_WORDS  # a FAQ's 'What is backscatter mail?'
     return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,:]$", text)
 
 
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
     """Where the quote starts: earlier when the sentence needs the line or sentence before it.
 
-    A description right under a signature line ('sys.setrecursionlimit(limit)') keeps the
-    signature; a sentence opening with a bare pronoun ('It can be set by ...') keeps the
-    sentence before it. The quote stays one contiguous span of the passage.
+    A description right under a signature line ('sys.setrecursionlimit(limit)') or an annotated term line
+    ('message_size_limit (default: 10240000)') keeps that line; a sentence opening with a bare pronoun ('It can
+    be set by ...') keeps the sentence before it. The quote stays one contiguous span of the passage.
     """
     sentence = sentences[position]
     if position == 0:
         return sentence.start
     previous = sentences[position - 1]
     gap = text[previous.end : sentence.start]
-    if previous.segment != sentence.segment and _SIGNATURE.match(previous.text) and gap.count("\n") <= 2:
+    heads_entry = _SIGNATURE.match(previous.text) or ANNOTATED_TERM.match(previous.text.strip())
+    if previous.segment != sentence.segment and heads_entry and gap.count("\n") <= 2:
         return previous.start if not gap.strip() else sentence.start
     joined = sentence.end - previous.start
     if _leans_on_previous(sentence.text) and previous.segment == sentence.segment and joined <= 500:

@@ -209,8 +209,8 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "doctor physician",
     "car automobile vehicle",
     "install installation setup",
-    "maximum max highest",
-    "minimum min lowest",
+    "maximum max maximal highest",
+    "minimum min minimal lowest",
     "default initial",
 )
 """Small, general synonym groups used to widen a query (at half weight), never to gate relevance."""

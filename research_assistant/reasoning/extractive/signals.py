@@ -15,6 +15,12 @@ _DEFINING = re.compile(
     r"(?:is|are|was|were|describes|represents|appears?\b[^,.;]{0,40}?\b(?:as|like)))\s",
     re.IGNORECASE,
 )
+_NAMING = re.compile(
+    r"\b(?:this|that|these|it|such \w+)\s+(?:is|are)\s+(?:often\s+|also\s+|commonly\s+)?"
+    r"(?:called|known as|referred to as|termed|named)\s+([^.;:()]{1,60})",
+    re.IGNORECASE,
+)
+"""'This is called X': the sentences before it say what X is."""
 _PASSIVE = re.compile(
     r"(?:not\s+|also\s+|only\s+)?(?!(?:called|named|termed|defined|known|used\s+(?:as|to|for))\b)\w+ed\b"
 )
@@ -41,6 +47,9 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     0.2 for '<subject> is a/an ...', '<subject> refers to ...' and the like; 0.1 for another
     copula with the subject as its head ('<subject> is the ...'); 0 otherwise.
     """
+    named = _NAMING.search(sentence)
+    if named is not None and subject_terms and all(t in content_terms(named.group(1)) for t in subject_terms):
+        return 0.2  # '... sites are flooded with undeliverable mail notifications. This is called backscatter mail.'
     match = _DEFINING.search(sentence)
     if match is None or len(words(sentence[: match.start()])) > 12:
         return 0.0
@@ -49,7 +58,9 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
         return 0.0
     for part in sentence[: match.start()].split(","):
         head = content_terms(part)
-        if head and (head[-1] in subject_terms or all(t in subject_terms for t in head)):
+        # The head noun alone names a one-word subject; a longer subject is named by its own words only
+        # ('virus scanner mail' is not 'backscatter mail').
+        if head and ((head[-1] in subject_terms and len(set(subject_terms)) == 1) or set(head) <= set(subject_terms)):
             return 0.2 if strong else 0.1
         if subject_terms and all(t in head for t in subject_terms):
             return 0.2 if strong or _THE.match(sentence[match.end() :]) else 0.1  # 'The X of a Y is the ...'

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from research_assistant.reasoning.answers import without_context
 from research_assistant.reasoning.extractive.candidates import Candidate
-from research_assistant.text.tokens import STOPWORDS, words
+from research_assistant.text.tokens import STOPWORDS, content_terms, words
 
 INSTANCE_ANSWER = 0.75
 """The answer strength of a sentence that speaks of one thing of the asked type ('This hook is invoked ...')
@@ -85,6 +85,11 @@ SIBLING_FIT = 0.6
 _IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
 """A setting's or function's name: CamelCase ('KeepAliveTimeout', 'TimeOut') or snake_case ('cache_size')."""
 _PART = re.compile(r"[A-Z]?[a-z0-9]+")
+_MEASURE_PARTS = frozenset(
+    "max min maximum minimum limit limits size count num number len length total default".split()  # noqa: SIM905
+)
+"""Parts of a setting's name that say which measure it holds, not which thing it is about: 'message_size_limit' is
+the asked setting for 'the maximum size of a message', 'max_connections' for 'the maximum number of connections'."""
 
 
 def names_a_sibling(question: str, text: str) -> bool:
@@ -95,7 +100,8 @@ def names_a_sibling(question: str, text: str) -> bool:
     siblings = False
     for name in _IDENTIFIER.findall(text):
         parts = {part.lower() for part in _PART.findall(name)}
-        if name.lower() in asked or parts <= asked:
+        parts = {stem for part in parts for stem in content_terms(part) or [part]}  # 'file' for 'files'
+        if name.lower() in asked or parts <= asked | _MEASURE_PARTS:
             return False  # 'TimeOut 60', 'page_size' for the page size: the asked setting itself
         siblings = siblings or any(len(part) >= 4 and part in asked for part in parts)
     return siblings
@@ -103,7 +109,8 @@ def names_a_sibling(question: str, text: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _asked_words(question: str) -> frozenset[str]:
-    """The question's words and the parts of the setting names it uses, lower case; read once per question,
-    not once per candidate."""
+    """The question's words and the parts of the setting names it uses, lower case and stemmed; read once per
+    question, not once per candidate."""
     words_ = {w.lower() for w in re.findall(r"[\w.-]+", question)}
-    return frozenset(words_ | {part.lower() for name in _IDENTIFIER.findall(question) for part in _PART.findall(name)})
+    words_ |= {part.lower() for name in _IDENTIFIER.findall(question) for part in _PART.findall(name)}
+    return frozenset(words_ | {stem for word in words_ for stem in content_terms(word)})

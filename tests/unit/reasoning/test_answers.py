@@ -8,6 +8,7 @@ from research_assistant.reasoning.answers import (
     Asked,
     answer_strength,
     asked_for,
+    expanded_in,
     expands,
     measured_subject,
     without_context,
@@ -164,3 +165,49 @@ def test_a_definition_says_what_the_subject_is_and_a_passive_says_what_is_done_w
     sentence: str, strength: float
 ) -> None:
     assert defines(sentence, content_terms("reverse proxy")) == strength
+
+
+def test_a_question_about_what_happens_when_nothing_is_configured_asks_for_the_default() -> None:
+    assert asked_for("With what permissions are new files created if no creation mode is configured?").kind == (
+        "default"
+    )
+    assert asked_for("Which port is used when none is specified?").kind == "default"
+    assert asked_for("Is the cache enabled by default?").kind == "yesno"
+
+
+def test_a_count_of_the_measured_thing_does_not_say_how_large_it_is() -> None:
+    question = "What is the default maximum size of a message that the server will accept?"
+    asked = asked_for(question)
+    count = "This is much larger than the default version 2.2 limit of 10 messages per cached connection."
+    size = "message_size_limit (default: 10240000)\n\nThe maximal size in bytes of a message."
+    assert answer_strength(asked, size, question) == 1.0
+    assert answer_strength(asked, count, question) < 1.0
+    how_long = "How long does the server wait for the next request, by default?"
+    assert answer_strength(asked_for(how_long), "KeepAliveTimeout 5 is the default.", how_long) == 1.0
+
+
+def test_words_built_on_the_acronym_do_not_spell_it_out() -> None:
+    assert expands("RELP", "Receive messages via the reliable RELP protocol. This module requires librelp.") == 0.0
+    assert expands("RELP", "RELP, the Reliable Event Logging Protocol, is used.") == 1.0
+    assert expanded_in(
+        "TOAST", "This section provides an overview of TOAST (The Oversized-Attribute Storage Technique)."
+    )
+    assert not expanded_in("TOAST", "The Oversized-Attribute Storage Technique is described here.")  # not named
+
+
+def test_a_range_may_state_its_bounds_in_different_sentences() -> None:
+    question = "What values may the session cache timeout be set to?"
+    span = (
+        "This setting cannot exceed 100 days. If set to a positive value less than 2 minutes, the minimum value "
+        "of 2 minutes is used instead."
+    )
+    assert answer_strength(asked_for(question), span, question) == 1.0
+    assert answer_strength(asked_for(question), "This setting cannot exceed 100 days.", question) < 1.0
+
+
+def test_a_sentence_that_names_what_the_one_before_describes_defines_it() -> None:
+    subject = content_terms("backscatter mail")
+    named = "Innocent sites are flooded with undeliverable mail notifications. This is called backscatter mail."
+    assert defines(named, subject) == 0.2
+    assert defines("Recognizing virus scanner mail is an error prone process.", subject) == 0.0
+    assert defines("Backscatter mail is a flood of bounces.", subject) == 0.2

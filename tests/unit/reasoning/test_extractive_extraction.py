@@ -625,3 +625,84 @@ def test_only_a_question_about_what_a_name_means_takes_its_entry_as_the_answer()
     features = candidate_features(question, SubQuestion(id="q1", text=question), [LS_FILES], found, Embedder())
     [entry] = [f for c, f in zip(found, features, strict=True) if c.quote == "K\n\nto be killed"]
     assert entry is not None and entry.answer < KEYED_DEFINITION
+
+
+def test_a_setting_named_for_the_asked_measure_is_the_asked_one_not_a_sibling() -> None:
+    size = "What is the default maximum size of a message?"
+    assert not names_a_sibling(size, "message_size_limit (default: 10240000)")
+    connections = "What is the default maximum number of concurrent connections?"
+    assert not names_a_sibling(connections, "max_connections (integer)")
+    assert names_a_sibling(connections, "superuser_reserved_connections (integer): the default is 3")
+    files = "How are new log files created if no creation mode is configured?"
+    assert not names_a_sibling(files, "The FileCreateMode directive")  # "file" for "files"
+
+
+POSTCONF = Passage(
+    source_id="s-postconf",
+    title="Configuration parameters",
+    text=(
+        "mailbox_size_limit (default: 51200000)\n\n"
+        "The maximal size of any local individual mailbox or maildir file, or zero (no limit).\n\n"
+        "message_size_limit (default: 10240000)\n\n"
+        "The maximal size in bytes of a message, including envelope information.\n\n"
+        "smtp_connection_cache_reuse_limit (default: 100)\n\n"
+        "The maximal number of times a connection may be reused. This is much larger than the default version "
+        "2.2 limit of 10 messages per cached connection."
+    ),
+)
+
+
+def test_a_description_under_an_annotated_term_line_is_quoted_with_it() -> None:
+    question = "What is the default maximum size of a message?"
+    [best, *_] = extract(question, question, [POSTCONF])
+    assert best.quote == (
+        "message_size_limit (default: 10240000)\n\nThe maximal size in bytes of a message, including envelope "
+        "information."
+    )
+
+
+FAQ = Passage(
+    source_id="s-faq",
+    title="Backscatter Howto",
+    text=(
+        "Topics covered in this document:\n\n"
+        "What is backscatter mail?\n\nHow do I block backscatter mail?\n\nBlocking backscatter mail from virus "
+        "scanners\n\n"
+        "The examples use regular expressions.\n\n"
+        "What is backscatter mail?\n\n"
+        "When a spammer sends mail with forged sender addresses, innocent sites are flooded with undeliverable "
+        "mail notifications. This is called backscatter mail.\n\n"
+        "Blocking backscatter mail from virus scanners\n\n"
+        "Recognizing virus scanner mail is an error prone process, because report formats vary."
+    ),
+)
+
+
+def test_a_question_heading_heads_its_section_and_the_naming_sentence_defines() -> None:
+    question = "What is backscatter mail?"
+    sections = {c.focal: c.section for c in candidates([FAQ])}
+    assert sections["This is called backscatter mail."] == "What is backscatter mail?"
+    [best, *_] = extract(question, question, [FAQ])
+    assert "This is called backscatter mail." in best.quote
+
+
+SETTINGS = Passage(
+    source_id="s-settings",
+    title="Write ahead log",
+    text=(
+        "checkpoint_timeout (integer)\n\n"
+        "Maximum time between automatic WAL checkpoints. If this value is specified without units, it is taken as "
+        "seconds. The valid range is between 30 seconds and one day. The default is five minutes (5min). "
+        "Increasing this parameter can increase the amount of time needed for crash recovery.\n\n"
+        "checkpoint_completion_target (floating point)\n\n"
+        "Specifies the target of checkpoint completion, as a fraction of total time between checkpoints. The "
+        "default is 0.9, which spreads the checkpoint across almost all of the available interval."
+    ),
+)
+
+
+def test_an_entry_that_names_its_subject_first_and_its_default_last_is_quoted_whole() -> None:
+    question = "How much time passes between automatic WAL checkpoints by default?"
+    [best, *_] = extract(question, question, [SETTINGS])
+    assert best.quote.startswith("checkpoint_timeout (integer)\n\nMaximum time between automatic WAL checkpoints.")
+    assert best.quote.endswith("The default is five minutes (5min).")
