@@ -1,7 +1,8 @@
-"""Where a cache keeps its entries, one way for the search, model-reply and failure caches: a JSON file per key
-under the cache's folder (`<key>.json`, or `<ab>/<key>.json` for caches of many entries), written atomically so
-that no reader sees half of one; or, for a team, a row of the PostgreSQL database's `research_cache`. An entry
-that is missing, unreadable or not of its model reads as None, so the caller reads, searches or asks again.
+"""Where a cache keeps its entries, one way for the document, search, model-reply and failure caches: a JSON
+file per key under the cache's folder (`<key>.json`, or `<ab>/<key>.json` for caches of many entries), written
+atomically so that no reader sees half of one; or, for a team, a row of the PostgreSQL database's
+`research_cache`. An entry that is missing, unreadable or not of its model reads as None, so the caller reads,
+searches or asks again.
 """
 
 from __future__ import annotations

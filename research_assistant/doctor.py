@@ -144,12 +144,12 @@ def _check_documents(folder: Path) -> Finding:
     from research_assistant.knowledge.document_cache import DocumentCache
 
     cache = DocumentCache(folder.parent)
-    if cache.shared is not None:  # the team's database holds the documents; its reachability is checked above
+    if cache.entries.shared is not None:  # the team's database holds the documents; its reachability is checked above
         from research_assistant.servers import ServerUnavailable
 
         try:
             return Finding(
-                "document cache", folder, "ok", f"in the PostgreSQL database, {cache.shared.count()} documents"
+                "document cache", folder, "ok", f"in the PostgreSQL database, {cache.entries.shared.count()} documents"
             )
         except ServerUnavailable:
             return Finding("document cache", folder, "unreachable", "kept in the PostgreSQL database, which is down")
