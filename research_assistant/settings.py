@@ -144,8 +144,10 @@ class Settings(BaseSettings):
     model_evaluation: ModelSpec = "google_genai:gemini-2.5-flash"
     model_synthesis: ModelSpec = "google_genai:gemini-2.5-pro"
     model_judge: ModelSpec = "google_genai:gemini-2.5-flash"
-    llm_timeout: float = Field(default=90.0, gt=0, description="Seconds one model call may take.")
-    llm_max_retries: int = Field(default=2, ge=0, description="Retries of a model call on 429 and 5xx.")
+    llm_timeout: float = Field(default=90.0, gt=0, description="Seconds one model call (chat or embedding) may take.")
+    llm_max_retries: int = Field(
+        default=2, ge=0, description="Retries of a model call (chat or embedding) on 429 and 5xx."
+    )
     llm_parse_retries: int = Field(default=1, ge=0, description="Re-asks when a reply does not fit its schema.")
     llm_prices: Annotated[dict[str, tuple[float, float]], NoDecode] = Field(
         default_factory=lambda: {

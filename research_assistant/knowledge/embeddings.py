@@ -10,10 +10,8 @@ models never mix.
 
 from __future__ import annotations
 
-from typing import Any
-
 from llama_index.core.embeddings import BaseEmbedding
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from research_assistant.knowledge.hashing import hashing_vector
 
@@ -87,41 +85,7 @@ class ChromaOnnxEmbedding(BaseEmbedding):
         return self._get_query_embedding(query)
 
 
-class GeminiEmbedding(BaseEmbedding):
-    """Gemini's embedding model through langchain-google-genai, for the repository's LlamaIndex vector index."""
-
-    model_name: str = Field(default="models/gemini-embedding-001")
-    api_key: str = Field(default="", exclude=True, repr=False)
-    base_url: str = ""
-    _embeddings: Any = PrivateAttr(default=None)
-
-    def _client(self) -> Any:
-        if self._embeddings is None:
-            from langchain_google_genai import GoogleGenerativeAIEmbeddings
-
-            self._embeddings = GoogleGenerativeAIEmbeddings(
-                model=self.model_name, google_api_key=self.api_key, base_url=self.base_url or None
-            )
-        return self._embeddings
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "GeminiEmbedding"
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in self._client().embed_query(query)]
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._get_text_embeddings([text])[0]
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return [[float(x) for x in vector] for vector in self._client().embed_documents(texts)]
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in await self._client().aembed_query(query)]
-
-
-EMBEDDINGS = {"hashing": HashingEmbedding, "chroma-onnx": ChromaOnnxEmbedding, "gemini": GeminiEmbedding}
+EMBEDDINGS = ("hashing", "chroma-onnx", "gemini")
 
 
 def make_embedding(name: str) -> BaseEmbedding:
@@ -129,10 +93,16 @@ def make_embedding(name: str) -> BaseEmbedding:
     if name not in EMBEDDINGS:
         raise EmbeddingUnavailable(f"unknown embedding model {name!r}; choose one of: {', '.join(EMBEDDINGS)}")
     if name == "gemini":
+        from research_assistant.knowledge.gemini_embedding import GeminiEmbedding
         from research_assistant.settings import get_settings
 
         settings = get_settings()
         if settings.gemini_api_key is None:
             raise EmbeddingUnavailable("embedding model 'gemini' needs a key: set GEMINI_API_KEY")
-        return GeminiEmbedding(api_key=settings.gemini_api_key.get_secret_value(), base_url=settings.gemini_base_url)
-    return EMBEDDINGS[name]()
+        return GeminiEmbedding(
+            api_key=settings.gemini_api_key.get_secret_value(),
+            base_url=settings.gemini_base_url,
+            timeout=settings.llm_timeout,
+            max_retries=settings.llm_max_retries,
+        )
+    return ChromaOnnxEmbedding() if name == "chroma-onnx" else HashingEmbedding()

@@ -462,6 +462,23 @@ def test_the_repository_can_embed_with_gemini(monkeypatch: pytest.MonkeyPatch) -
     assert [r.action for r in server.embed_requests] == ["batchEmbedContents", "batchEmbedContents"]
 
 
+def test_the_repository_s_gemini_embedding_retries_a_busy_server_as_often_as_the_settings_say(
+    gemini: FakeGemini,
+) -> None:
+    from research_assistant.knowledge.gemini_embedding import GeminiEmbedding
+
+    embedding = GeminiEmbedding(api_key=KEY, base_url=gemini.base_url, timeout=10, max_retries=2)
+    gemini.fail_embeddings(503, 429)
+
+    assert embedding.get_text_embedding("tram") == pytest.approx(fake_embedding("tram"))
+    assert len(gemini.embed_requests) == 3
+
+    gemini.fail_embeddings(503, 503, 503)
+    with pytest.raises(GoogleGenerativeAIError, match="503"):
+        embedding.get_text_embedding("bus")
+    assert len(gemini.embed_requests) == 6
+
+
 def test_gemini_embeddings_without_a_key_are_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
     from research_assistant.settings import get_settings

@@ -1,8 +1,9 @@
 """Which chat model each role uses, built through LangChain's `init_chat_model` from a `provider:model` string.
 
-Gemini (`google_genai:...`, the langchain-google-genai package) gets the key,
-endpoint, timeout and retries from the settings; any other provider whose
-LangChain integration is installed works with its own environment variables.
+Every model gets its deadline and retries from the settings (LangChain's standard `timeout` and
+`max_retries`). Gemini (`google_genai:...`, the langchain-google-genai package) also gets its key and
+endpoint from them; any other provider whose LangChain integration is installed takes its key and endpoint
+from its own environment variables.
 """
 
 from __future__ import annotations
@@ -32,14 +33,17 @@ def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     provider = spec.split(":", 1)[0]
-    options: dict[str, Any] = {"temperature": 0}
+    options: dict[str, Any] = {
+        "temperature": 0,
+        "timeout": settings.llm_timeout,
+        "max_retries": settings.llm_max_retries,
+    }
     if provider == "google_genai":
         if settings.gemini_api_key is None:
             raise ModelUnavailable("Gemini needs a key: set GEMINI_API_KEY")
         options.update(
             api_key=settings.gemini_api_key.get_secret_value(),
             base_url=settings.gemini_base_url,
-            timeout=settings.llm_timeout,
             max_retries=settings.llm_max_retries + 1,  # google-genai counts attempts, the first included
         )
     try:

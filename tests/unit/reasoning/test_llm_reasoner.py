@@ -307,3 +307,16 @@ async def test_what_a_step_cut_short_spent_is_counted_by_the_report(tmp_path: Pa
     written = await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [], [SOURCE], None)
     assert written.usage.roles["extraction"].calls == 1 and written.usage.roles["synthesis"].calls == 1
     assert written.usage == llm.caller.ledger().usage
+
+
+def test_a_model_of_any_provider_gets_the_settings_deadline_and_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    import langchain.chat_models
+
+    from research_assistant.reasoning.llm.models import build_chat_model
+
+    built: dict[str, Any] = {}
+    monkeypatch.setattr(langchain.chat_models, "init_chat_model", lambda spec, **options: built.update(options))
+
+    build_chat_model("openai:gpt-4o-mini", settings(llm_timeout=12.5, llm_max_retries=4))
+
+    assert built["timeout"] == 12.5 and built["max_retries"] == 4
