@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from research_assistant.context import Context, SourceKind
+from research_assistant.context import ROLES, Context, SourceKind
 from research_assistant.deferred import Deferred, warm
-from research_assistant.reasoning.llm.models import ROLES, model_spec
 from research_assistant.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -294,10 +293,6 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, em
     extractive = _extractive(embedding)
     if not settings.uses_llm:
         return extractive
-    if settings.gemini_api_key is None and any(
-        model_spec(settings, role).startswith("google_genai:") for role in ROLES
-    ):
-        raise ConfigurationError("RESEARCH_REASONER=llm needs a model key: set GEMINI_API_KEY")
     from research_assistant.reasoning.llm.cache import ResponseCache
     from research_assistant.reasoning.llm.caller import StructuredCaller
     from research_assistant.reasoning.llm.reasoner import LLMReasoner
@@ -311,6 +306,8 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, em
         budget_usd=context.budget_usd,
         spent=spent,
     )
+    if settings.gemini_api_key is None and any(caller.spec(role).startswith("google_genai:") for role in ROLES):
+        raise ConfigurationError("RESEARCH_REASONER=llm needs a model key: set GEMINI_API_KEY")
     # Evidence ids are content hashes: what surrounds a quote is the same in every run, so runs share the memo.
     memo = shared(("surroundings",), SurroundingsMemo)
     return LLMReasoner(caller, extractive, settings.confidence_threshold, context=context, surroundings=memo)
