@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast, get_args
 
 from pydantic import ValidationError
 
-from research_assistant.context import RULES, CitationStyle, Context, Depth, SourceKind, refusal_line
+from research_assistant.context import RULES, CitationStyle, Context, Depth, SourceKind, refusal_line, source_refusal
 from research_assistant.damage import DamagedStore, is_damage
 from research_assistant.echo import shorten
 from research_assistant.secrets import ScrubbingWriter, scrub
@@ -282,15 +282,10 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         )
     except ValidationError as error:
         raise UsageError(refusal_line(error, FLAGS)) from None
-    if "local" in source_types:
-        if corpus is None:
-            raise UsageError("'local' sources need a corpus: pass --corpus DIR or set RESEARCH_CORPUS_DIR")
+    if problem := source_refusal(source_types, corpus is not None):
+        raise UsageError(problem)
+    if corpus is not None and "local" in source_types:
         _check_corpus(corpus)
-    if not source_types:
-        raise UsageError(
-            "no source is configured: pass --corpus DIR (a folder of documents), or set TAVILY_API_KEY or "
-            "EXA_API_KEY for web search, or choose --sources wiki,academic"
-        )
     _check_writable(args.out)
     from research_assistant.runner import new_run_id, run_research
 

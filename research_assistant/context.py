@@ -5,13 +5,14 @@ builds one from JSON; environment settings only provide the defaults. It is a
 pydantic dataclass, so whoever builds it, a value out of range or of the wrong
 kind is refused (`pydantic.ValidationError`) and strings become paths and
 enums. `refusal_line` says what was refused in one line, for the CLI and the
-page. Depth sets the size of the research through a `DepthProfile`; explicit
-limits override it.
+page; `source_refusal` says why a run has nothing to search, for them and the
+services. Depth sets the size of the research through a `DepthProfile`;
+explicit limits override it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -229,3 +230,22 @@ def refusal_line(error: ValidationError, names: Mapping[str, str] | None = None)
     if field_name in RULES:
         return f"{name} must be {RULES[field_name]}"
     return f"{name}: {problem['msg'][:1].lower()}{problem['msg'][1:]}"
+
+
+NO_SOURCE = (
+    "no source is configured: choose local documents with a corpus, or wiki or academic sources, "
+    "or set TAVILY_API_KEY or EXA_API_KEY for web search"
+)
+"""What a run with nothing to search is told, wherever it is refused."""
+
+
+def source_refusal(
+    source_types: Sequence[str], has_corpus: bool, give_corpus: str = "pass --corpus DIR or set RESEARCH_CORPUS_DIR"
+) -> str:
+    """Why a run of these source types cannot start, in one line without a full stop; "" when it can.
+    `give_corpus`: how the interface asks for a folder of documents."""
+    if not source_types:
+        return NO_SOURCE
+    if "local" in source_types and not has_corpus:
+        return f"'local' sources need a corpus: {give_corpus}"
+    return ""

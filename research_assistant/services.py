@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from research_assistant.context import ROLES, Context, SourceKind
+from research_assistant.context import NO_SOURCE, ROLES, Context, SourceKind, source_refusal
 from research_assistant.deferred import Deferred, warm
 from research_assistant.settings import Settings, get_settings
 
@@ -161,7 +161,7 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
         reader = _ReaderWhenReady(web_reader)
         readers.update({SourceType(kind): reader for kind in WEB_KINDS})
     if not providers:
-        raise ConfigurationError("; ".join([_NO_SOURCE, *(notice.message for notice in notices)]))
+        raise ConfigurationError("; ".join([NO_SOURCE, *(notice.message for notice in notices)]))
     ttl = settings.cache_ttl_hours * 3600
     return Services(
         reasoner=_reasoner(settings, context, spent, _EmbeddingWhenNeeded(embedding)),
@@ -319,13 +319,7 @@ def _extractive(embedding: object) -> ExtractiveReasoner:
     return ExtractiveReasoner(embedding)
 
 
-_NO_SOURCE = (
-    "no source is configured: pass --corpus DIR to research local documents, or set TAVILY_API_KEY or "
-    "EXA_API_KEY for web search"
-)
-
-
 def _require_corpus(corpus_dir: Path | None) -> Path:
     if corpus_dir is None:
-        raise ConfigurationError("'local' sources need a corpus folder: pass --corpus DIR or set RESEARCH_CORPUS_DIR")
+        raise ConfigurationError(source_refusal(["local"], has_corpus=False))
     return corpus_dir

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 from pydantic import ValidationError
 
-from research_assistant.context import PROFILES, CitationStyle, Context, Depth, SourceKind, refusal_line
+from research_assistant.context import PROFILES, CitationStyle, Context, Depth, SourceKind, refusal_line, source_refusal
 from research_assistant.page.state import FormValues, PageState, Submission, Upload
 from research_assistant.page.text import one_line
 from research_assistant.reasoning.llm.models import ROLES, Role, model_spec
@@ -184,8 +184,10 @@ def refusal(
 
     if not values.question:
         return "Write a question first."
-    if not values.sources:
-        return "Choose at least one kind of source."
+    if problem := source_refusal(
+        values.sources, bool(values.corpus or uploads), "give a documents folder or upload documents"
+    ):
+        return f"{problem[:1].upper()}{problem[1:]}."
     try:
         research_context(values, None, settings, None)
     except ValidationError as error:  # what the Context refuses, named as the form names it
@@ -199,14 +201,11 @@ def refusal(
             return f"{SOURCE_LABELS[kind]} needs one of its providers: tick {names}."
     if uploads and "local" not in values.sources:
         return "Uploaded documents are local documents: tick Local documents to research them."
-    if "local" in values.sources:
-        if not values.corpus and not uploads:
-            return "Give a documents folder or upload documents, or leave out local documents."
-        if values.corpus:
-            try:
-                corpus_files(Path(values.corpus))
-            except CorpusError as error:
-                return one_line(str(error))
+    if "local" in values.sources and values.corpus:
+        try:
+            corpus_files(Path(values.corpus))
+        except CorpusError as error:
+            return one_line(str(error))
     return ""
 
 

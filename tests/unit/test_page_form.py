@@ -112,8 +112,8 @@ def test_the_form_is_refused_with_the_first_problem(tmp_path: Path) -> None:
         return refusal(form, uploads, choices, Settings())
 
     assert problem(question="") == "Write a question first."
-    assert problem(sources=()) == "Choose at least one kind of source."
-    assert problem(corpus="").startswith("Give a documents folder or upload documents")
+    assert problem(sources=()).startswith("No source is configured: choose local documents")
+    assert problem(corpus="") == "'local' sources need a corpus: give a documents folder or upload documents."
     (tmp_path / "empty").mkdir()
     assert "contains no .md" in problem(corpus=str(tmp_path / "empty"))
     assert problem(sources=("local", "web"), providers=("arxiv",)) == "Web needs one of its providers: tick Tavily."
