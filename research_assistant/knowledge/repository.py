@@ -1,9 +1,10 @@
 """The research repository: every source read, chunked, embedded and searchable.
 
-Chroma (persistent, one folder) holds the chunks and their vectors; a
-LlamaIndex `VectorStoreIndex` sits over it. Retrieval is hybrid: BM25 finds
-exact terms (identifiers, names, numbers) that an embedding may blur, vectors
-find related wording, and reciprocal rank fusion merges the two rankings.
+Chroma (persistent, one folder) holds the chunks and their vectors, each chunk
+stored as a LlamaIndex `TextNode` (its JSON in the metadata). Retrieval is
+hybrid (`retrievers.py`): BM25 (bm25s) finds exact terms (identifiers, names,
+numbers) that an embedding may blur, vectors find related wording, and
+reciprocal rank fusion merges the two rankings.
 
 There is one Chroma collection per embedding model, and the model's name is
 recorded in the collection's metadata and checked on open, so vectors from
@@ -46,18 +47,9 @@ import bm25s
 import chromadb
 from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
-from llama_index.core import VectorStoreIndex
 from llama_index.core.embeddings import BaseEmbedding
-from llama_index.core.llms import MockLLM
-from llama_index.core.schema import (
-    BaseNode,
-    MetadataMode,
-    TextNode,
-    TransformComponent,
-)
-from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+from llama_index.core.schema import MetadataMode, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
-from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from research_assistant.concurrency import check_stop
 from research_assistant.damage import DamagedStore, chroma_remedy, naming
@@ -68,11 +60,7 @@ from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.knowledge.embeddings import HashingEmbedding
 from research_assistant.knowledge.locking import RepositoryLock
-from research_assistant.knowledge.retrievers import (
-    ChunkBM25Retriever,
-    FilteredVectorRetriever,
-    GivenQueriesFusion,
-)
+from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, chunk_text, fuse, vector_rank
 from research_assistant.schemas import Passage
 from research_assistant.text.tokens import english_stemmer
 
@@ -127,11 +115,6 @@ def release_memory() -> None:
         _MALLOC_TRIM(0)
 
 
-def _node_text(metadata: Mapping[str, Any]) -> str:
-    """A chunk's text, from the node JSON its metadata holds."""
-    return str(json.loads(str(metadata["_node_content"])).get("text", ""))
-
-
 class RepositoryError(RuntimeError):
     """The repository cannot be used as asked; the message says why and what to do."""
 
@@ -166,49 +149,23 @@ class DocumentInfo:
     fetched_at: str
 
 
-class _Unchanged(TransformComponent):
-    """A no-op transformation: chunking happens before nodes reach the index.
-
-    Passing it stops `VectorStoreIndex` from building LlamaIndex's default
-    splitter from global `Settings` (which would load a tokenizer).
-    """
-
-    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
-        return nodes
-
-
 _UNUSED_KEYS = frozenset({"_node_type", "document_id", "doc_id", "ref_doc_id"})
+"""LlamaIndex's bookkeeping keys that nothing reads, left out of a chunk's metadata (each key costs insert time):
+documents are deleted by `source_id`, and TextNode is the default node type."""
 
 
-class _ChromaStore(ChromaVectorStore):
-    """A Chroma vector store that keeps each chunk's text in its node JSON instead of as a Chroma document.
-
-    Chroma builds a full-text index over documents, which makes inserts more than
-    twice as slow, and nothing here searches it. Reads are unchanged: the
-    LlamaIndex store rebuilds nodes, text included, from the node JSON.
-    Every metadata key costs insert time too, so LlamaIndex's bookkeeping keys
-    that nothing reads are left out: documents are deleted by `source_id`, and
-    TextNode is the default node type.
-    """
-
-    def __init__(self, collection: Any) -> None:
-        super().__init__(chroma_collection=collection)
-
-    def add(self, nodes: Sequence[BaseNode], **add_kwargs: Any) -> list[str]:
-        metadatas: list[Any] = []
-        for node in nodes:
-            metadata = node_to_metadata_dict(node, remove_text=False, flat_metadata=True)
-            metadatas.append({k: v for k, v in metadata.items() if v is not None and k not in _UNUSED_KEYS})
-        ids = [node.node_id for node in nodes]
-        embeddings: Any = [node.get_embedding() for node in nodes]
-        self._collection.add(ids=ids, embeddings=embeddings, metadatas=metadatas)
-        return ids
+def _record(node: TextNode) -> dict[str, Any]:
+    """A chunk's Chroma metadata: its fields, and its node JSON with the text. The text is not stored as a Chroma
+    document, for which Chroma would build a full-text index that nothing here searches (inserts more than twice
+    as slow)."""
+    metadata = node_to_metadata_dict(node, remove_text=False, flat_metadata=True)
+    return {key: value for key, value in metadata.items() if value is not None and key not in _UNUSED_KEYS}
 
 
 @dataclass
 class _CachedBM25:
     revision: int
-    retriever: ChunkBM25Retriever | None
+    index: ChunkBM25 | None
     size: int
 
 
@@ -237,7 +194,6 @@ class ResearchRepository:
             self._connect()
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
-        self._llm = MockLLM()  # never called: num_queries=1 means no query generation
         self._bm25: OrderedDict[Hashable, _CachedBM25] = OrderedDict()
 
     def _on_server_already(self) -> bool:
@@ -254,10 +210,6 @@ class ResearchRepository:
         else:
             self._connect_embedded()
         self._collection_id = str(self._collection.id)
-        self._store = _ChromaStore(self._collection)
-        self._index = VectorStoreIndex.from_vector_store(
-            self._store, embed_model=self._embedding, transformations=[_Unchanged()]
-        )
         self._seen = int((self._collection.metadata or {}).get(_REVISION_ALL, 0))
 
     def _connect_embedded(self) -> None:
@@ -382,7 +334,11 @@ class ResearchRepository:
         check_stop()
         self._embed(nodes)  # outside the thread lock: the slow part, and it touches no shared state
         with self._lock:
-            self._index.insert_nodes(nodes)
+            self._collection.add(
+                ids=[node.node_id for node in nodes],
+                embeddings=[node.get_embedding() for node in nodes],
+                metadatas=[_record(node) for node in nodes],
+            )
         release_memory()  # Chroma's buffers for the batch, which would otherwise pile up while a long text is indexed
         return len(nodes)
 
@@ -570,63 +526,45 @@ class ResearchRepository:
         ids = frozenset(source_ids) if source_ids is not None else None
         with self.reading(), self._lock:
             cached = self._bm25_for(corpus, ids)
-            if cached.retriever is None:
+            if cached.index is None:
                 return []
             candidates = min(max(k * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES), cached.size)
-            cached.retriever.similarity_top_k = candidates
-            fusion = GivenQueriesFusion(
-                [self._vector_retriever(candidates, corpus, ids, cached.size), cached.retriever],
-                llm=self._llm,
-                mode="reciprocal_rerank",
-                similarity_top_k=k,
-                num_queries=1 + len(others),
-                use_async=False,
-                alternatives=others,
-            )
-            hits = fusion.retrieve(query)
+            rankings: list[list[Hit]] = []
+            for phrasing in [query, *others]:
+                rankings.append(self._vector_rank(phrasing, candidates, corpus, ids, cached.size))
+                rankings.append(cached.index.rank(self._collection, phrasing, candidates))
         return [
             Passage(
-                source_id=str(hit.node.metadata["source_id"]),
-                text=hit.node.get_content(metadata_mode=MetadataMode.NONE),
-                score=float(hit.score or 0.0),
-                chunk_id=hit.node.node_id,
-                title=str(hit.node.metadata.get("title", "")),
-                start=int(hit.node.metadata.get("start", -1)),
+                source_id=str(hit.metadata["source_id"]),
+                text=hit.text,
+                score=hit.score,
+                chunk_id=hit.chunk_id,
+                title=str(hit.metadata.get("title", "")),
+                start=int(hit.metadata.get("start", -1)),
             )
-            for hit in hits
+            for hit in fuse(rankings, k)
         ]
 
-    def _vector_retriever(
-        self, top_k: int, corpus: str | None, ids: frozenset[str] | None, filtered_size: int
-    ) -> FilteredVectorRetriever:
-        filters: list[MetadataFilter | MetadataFilters] = []
-        if corpus is not None:
-            filters.append(MetadataFilter(key="corpus", value=corpus))
-        if ids is not None:
-            filters.append(MetadataFilter(key="source_id", operator=FilterOperator.IN, value=sorted(ids)))
+    def _vector_rank(
+        self, query: str, top_k: int, corpus: str | None, ids: frozenset[str] | None, filtered_size: int
+    ) -> list[Hit]:
+        where = self._where(corpus, ids)
 
-        def accept(node: BaseNode) -> bool:
-            meta = node.metadata
+        def accept(meta: Mapping[str, Any]) -> bool:
             return (corpus is None or meta.get("corpus") == corpus) and (ids is None or meta.get("source_id") in ids)
 
         overfetch = None
         total = int(self._collection.count())
         share = filtered_size / total if total else 1.0
-        if filters and share >= _OVERFETCH_SHARE:
+        if where is not None and share >= _OVERFETCH_SHARE:
             overfetch = min(total, math.ceil(top_k / share * 1.5) + 10)
-        return FilteredVectorRetriever(
-            self._index,
-            self._embedding,
-            top_k,
-            MetadataFilters(filters=filters) if filters else None,
-            accept,
-            overfetch,
-        )
+        vector = self._embedding.get_query_embedding(query)
+        return vector_rank(self._collection, vector, top_k, where, accept, overfetch)
 
     # -- BM25 indexes --------------------------------------------------------------------------------------------
 
     @staticmethod
-    def _where(corpus: str | None, ids: frozenset[str] | None) -> dict[str, Any] | None:
+    def _where(corpus: str | None, ids: frozenset[str] | None) -> Where | None:
         clauses: list[dict[str, Any]] = []
         if corpus is not None:
             clauses.append({"corpus": corpus})
@@ -664,20 +602,17 @@ class ResearchRepository:
         tokens: list[list[int]] = []
         for page_ids, metadatas in self._pages(self._where(corpus, ids), _BM25_PAGE):
             check_stop()
-            texts = [f"{meta.get('title', '')}\n{_node_text(meta)}" for meta in metadatas]
+            texts = [f"{meta.get('title', '')}\n{chunk_text(meta)}" for meta in metadatas]
             tokens.extend(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False))
             chunk_ids.extend(page_ids)
             del texts, metadatas
             release_memory()  # give back the page read from Chroma before the next one is read
         if not chunk_ids:
-            return _CachedBM25(revision=revision, retriever=None, size=0)
+            return _CachedBM25(revision=revision, index=None, size=0)
         check_stop()
         bm25 = bm25s.BM25()
         bm25.index((tokens, tokenizer.get_vocab_dict()), show_progress=False)
-        return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
-
-    def _bm25_retriever(self, bm25: bm25s.BM25, chunk_ids: list[str]) -> ChunkBM25Retriever:
-        return ChunkBM25Retriever(bm25, chunk_ids, lambda wanted: self._store.get_nodes(wanted) if wanted else [])
+        return _CachedBM25(revision=revision, index=ChunkBM25(bm25, chunk_ids), size=len(chunk_ids))
 
     def _bm25_dir(self, corpus: str | None) -> Path:
         name = "all" if corpus is None else "corpus-" + hashlib.sha1(corpus.encode()).hexdigest()[:16]
@@ -697,17 +632,17 @@ class ResearchRepository:
         except Exception as error:  # whatever a garbled file makes the loader raise
             logger.info("rebuilding the damaged BM25 index %s: %s", folder, error)
             return None
-        return _CachedBM25(revision=revision, retriever=self._bm25_retriever(bm25, chunk_ids), size=len(chunk_ids))
+        return _CachedBM25(revision=revision, index=ChunkBM25(bm25, chunk_ids), size=len(chunk_ids))
 
     def _save_bm25(self, folder: Path, cached: _CachedBM25) -> None:
         """Write the index to a temporary folder, then swap it in, so readers never see half of one."""
-        if cached.retriever is None:
+        if cached.index is None:
             return
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".bm25-", dir=folder.parent))
         try:
-            cached.retriever.bm25.save(str(staging), show_progress=False)
-            (staging / bm25_files.CHUNK_IDS).write_text(json.dumps(cached.retriever.chunk_ids), encoding="utf-8")
+            cached.index.bm25.save(str(staging), show_progress=False)
+            (staging / bm25_files.CHUNK_IDS).write_text(json.dumps(cached.index.chunk_ids), encoding="utf-8")
             manifest = {
                 "revision": cached.revision,
                 "collection": self._collection_id,

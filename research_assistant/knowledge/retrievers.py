@@ -1,109 +1,128 @@
-"""The retrievers the research repository fuses: BM25 over chunk ids, filtered vector search, and
-reciprocal rank fusion over several phrasings of a query."""
+"""The rankings the research repository fuses, straight from Chroma and bm25s: BM25 over chunk ids, vector
+search with filters applied the fast way, and reciprocal rank fusion over several phrasings of a query."""
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import bm25s
-from llama_index.core import VectorStoreIndex
-from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.embeddings import BaseEmbedding
-from llama_index.core.retrievers import QueryFusionRetriever
-from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
-from llama_index.core.vector_stores import MetadataFilters
-from llama_index.retrievers.bm25 import BM25Retriever
 
 from research_assistant.text.tokens import english_stemmer
 
 MIN_SIMILARITY = 0.1
 """Cosine similarity below which a vector hit is noise (unrelated texts score about 0 ± 0.05 with the
 hashing embedding); it keeps a query about something absent from returning arbitrary chunks."""
+FUSION_K = 60.0
+"""Reciprocal rank fusion's constant: a chunk ranked r-th (from 0) in a ranking scores 1 / (r + 60) there."""
+_TOKENS = r"(?u)\b\w\w+\b"
+"""What counts as a word of a query: two or more word characters."""
+
+Where = dict[str, Any]
+"""A Chroma `where` filter."""
 
 
-class GivenQueriesFusion(QueryFusionRetriever):
-    """Reciprocal rank fusion over the caller's own alternative queries, where LlamaIndex would ask an LLM."""
+@dataclass(frozen=True)
+class Hit:
+    """A chunk a ranking found: its id, its Chroma metadata and its score in that ranking."""
 
-    def __init__(self, *args: Any, alternatives: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._alternatives = list(alternatives)
+    chunk_id: str
+    metadata: Mapping[str, Any]
+    score: float
 
-    def _get_queries(self, original_query: str) -> list[QueryBundle]:
-        return [QueryBundle(query) for query in self._alternatives]
+    @property
+    def text(self) -> str:
+        """The chunk's text, from the node JSON its metadata holds."""
+        return chunk_text(self.metadata)
 
 
-class ChunkBM25Retriever(BM25Retriever):
-    """LlamaIndex's BM25 retriever over an index that stores only chunk ids.
+def chunk_text(metadata: Mapping[str, Any]) -> str:
+    """A chunk's text, from the node JSON (LlamaIndex's `TextNode`) its metadata holds."""
+    return str(json.loads(str(metadata["_node_content"])).get("text", ""))
 
-    Matching chunks are read back from the vector store, so the index stays
-    small on disk and in memory, and both retrievers return identical nodes,
-    which is what lets the fusion merge their ranks. Chunks sharing no term
-    with the query are not returned.
-    """
 
-    def __init__(self, bm25: bm25s.BM25, chunk_ids: list[str], fetch: Callable[[list[str]], list[BaseNode]]) -> None:
-        super().__init__(existing_bm25=bm25, similarity_top_k=len(chunk_ids), stemmer=english_stemmer())
-        self.chunk_ids = chunk_ids
-        self._fetch = fetch
+@dataclass
+class ChunkBM25:
+    """A BM25 index (bm25s) whose rows are chunk ids; the chunks are read back from Chroma, so the index stays
+    small on disk and in memory. Chunks sharing no term with the query are not returned."""
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    bm25: bm25s.BM25
+    chunk_ids: list[str]
+
+    def rank(self, collection: Any, query: str, top_k: int) -> list[Hit]:
         tokens = bm25s.tokenize(
-            [query_bundle.query_str],
+            [query],
             stopwords="en",
-            stemmer=self.stemmer,
-            token_pattern=self.token_pattern,
+            stemmer=english_stemmer(),
+            token_pattern=_TOKENS,
             return_ids=False,
             show_progress=False,
         )
         if not tokens or not tokens[0]:
             return []
-        k = min(self.similarity_top_k, len(self.chunk_ids))
-        indexes, scores = self.bm25.retrieve(tokens, k=k, show_progress=False)
+        indexes, scores = self.bm25.retrieve(tokens, k=min(top_k, len(self.chunk_ids)), show_progress=False)
         ranked = [(self.chunk_ids[int(i)], float(s)) for i, s in zip(indexes[0], scores[0], strict=True) if s > 0]
-        nodes = {node.node_id: node for node in self._fetch([chunk_id for chunk_id, _ in ranked])}
-        return [NodeWithScore(node=nodes[chunk_id], score=score) for chunk_id, score in ranked if chunk_id in nodes]
-
-
-class FilteredVectorRetriever(BaseRetriever):
-    """Vector search through the index's retriever, with filters applied the fast way.
-
-    A small filter (some sources) goes to Chroma as a metadata filter. A large
-    one (a corpus that is most of the collection) is applied to a larger
-    unfiltered search, falling back to Chroma's filter when too few hits pass.
-    """
-
-    def __init__(
-        self,
-        index: VectorStoreIndex,
-        embedding: BaseEmbedding,
-        top_k: int,
-        filters: MetadataFilters | None,
-        accept: Callable[[BaseNode], bool],
-        overfetch: int | None,
-    ) -> None:
-        super().__init__()
-        self._index = index
-        self._embedding = embedding
-        self._top_k = top_k
-        self._filters = filters
-        self._accept = accept
-        self._overfetch = overfetch
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        vector = query_bundle.embedding or self._embedding.get_query_embedding(query_bundle.query_str)
-        if not any(vector):  # nothing to compare, e.g. a query of stopwords only
+        if not ranked:
             return []
-        bundle = QueryBundle(query_str=query_bundle.query_str, embedding=vector)
-        hits: list[NodeWithScore] | None = None
-        if self._filters is None or self._overfetch:
-            wanted = self._overfetch or self._top_k
-            found = self._index.as_retriever(similarity_top_k=wanted).retrieve(bundle)
-            hits = [hit for hit in found if self._accept(hit.node)]
-            if len(hits) < self._top_k and len(found) == wanted:
-                hits = None  # the filter is narrower than it looked: ask Chroma to apply it
-        if hits is None:
-            hits = self._index.as_retriever(similarity_top_k=self._top_k, filters=self._filters).retrieve(bundle)
-        # ChromaVectorStore reports exp(-cosine distance); cosine similarity is 1 - distance.
-        return [hit for hit in hits[: self._top_k] if 1.0 + math.log(max(hit.score or 0.0, 1e-12)) >= MIN_SIMILARITY]
+        found = collection.get(ids=[chunk_id for chunk_id, _ in ranked], include=["metadatas"])
+        metadatas = dict(zip(found["ids"], found["metadatas"] or [], strict=True))
+        return [Hit(chunk_id, metadatas[chunk_id], score) for chunk_id, score in ranked if chunk_id in metadatas]
+
+
+def vector_rank(
+    collection: Any,
+    vector: Sequence[float],
+    top_k: int,
+    where: Where | None,
+    accept: Callable[[Mapping[str, Any]], bool],
+    overfetch: int | None,
+) -> list[Hit]:
+    """The `top_k` chunks nearest `vector` that `where` admits, and similar enough to count.
+
+    A small filter (some sources) goes to Chroma as its `where`. A large one (a corpus that is most of the
+    collection), for which `overfetch` is set, is applied by `accept` to a larger unfiltered search, falling
+    back to Chroma's filter when too few hits pass."""
+    if not any(vector):  # nothing to compare, e.g. a query of stopwords only
+        return []
+    hits: list[Hit] | None = None
+    if where is None or overfetch:
+        wanted = overfetch or top_k
+        found = _nearest(collection, vector, wanted, None)
+        hits = [hit for hit in found if accept(hit.metadata)]
+        if len(hits) < top_k and len(found) == wanted:
+            hits = None  # the filter is narrower than it looked: ask Chroma to apply it
+    if hits is None:
+        hits = _nearest(collection, vector, top_k, where)
+    # A hit's score is exp(-cosine distance); cosine similarity is 1 - distance.
+    return [hit for hit in hits[:top_k] if 1.0 + math.log(max(hit.score, 1e-12)) >= MIN_SIMILARITY]
+
+
+def _nearest(collection: Any, vector: Sequence[float], n: int, where: Where | None) -> list[Hit]:
+    found = collection.query(
+        query_embeddings=[list(vector)],
+        n_results=n,
+        include=["metadatas", "distances"],
+        **({"where": where} if where else {}),
+    )
+    return [
+        Hit(chunk_id, metadata, math.exp(-distance))
+        for chunk_id, metadata, distance in zip(
+            found["ids"][0], found["metadatas"][0], found["distances"][0], strict=True
+        )
+    ]
+
+
+def fuse(rankings: Sequence[Sequence[Hit]], top_k: int) -> list[Hit]:
+    """Reciprocal rank fusion: the `top_k` chunks by the sum, over the rankings that hold them, of
+    1 / (rank + `FUSION_K`); each scored so. Ties keep the order in which the chunks were first found."""
+    fused: dict[str, float] = {}
+    hits: dict[str, Hit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(sorted(ranking, key=lambda hit: hit.score, reverse=True)):
+            hits[hit.chunk_id] = hit
+            fused[hit.chunk_id] = fused.get(hit.chunk_id, 0.0) + 1.0 / (rank + FUSION_K)
+    best = sorted(fused.items(), key=lambda item: item[1], reverse=True)[:top_k]
+    return [replace(hits[chunk_id], score=score) for chunk_id, score in best]
