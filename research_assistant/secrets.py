@@ -66,11 +66,6 @@ def _remember_environment() -> None:
         remember(*(value for name, value in os.environ.items() if name.upper().endswith("_API_KEY")))
 
 
-def known_secrets() -> frozenset[str]:
-    _remember_environment()
-    return _known
-
-
 def scrub(text: str) -> str:
     """`text` with every known key replaced by `[redacted]`."""
     _remember_environment()
