@@ -21,8 +21,8 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable
@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 SETUP_LOCK = 7_318_452_016
 """The advisory lock key held while tables are created or migrated."""
 LOCK_RETRY_SECONDS = 0.05
-"""Pause between tries for an advisory lock someone else holds."""
+"""Longest pause between tries for an advisory lock someone else holds."""
+LOCK_FIRST_RETRY_SECONDS = 0.002
+"""First pause between tries, doubled after each try up to `LOCK_RETRY_SECONDS`: a lock held for a few milliseconds
+(a revision counter's update) is handed over in about as long, not after a fixed 50 ms."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS research_runs (
@@ -141,21 +144,25 @@ def take_advisory_lock(
     stop waiting). No statement stays open while the lock is waited for, so a holder's `CREATE INDEX
     CONCURRENTLY` does not wait for its waiters (see the module's docstring)."""
     function = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+    pause = LOCK_FIRST_RETRY_SECONDS
     while True:
         row = connection.execute(f"SELECT {function}(%s) AS got", (key,)).fetchone()
         if row is not None and row["got"]:
             return
         wait()
-        time.sleep(LOCK_RETRY_SECONDS)
+        time.sleep(pause)
+        pause = min(pause * 2, LOCK_RETRY_SECONDS)
 
 
 async def take_advisory_lock_async(connection: AsyncConnection[Any], key: int) -> None:
     """`take_advisory_lock` on an asynchronous connection."""
+    pause = LOCK_FIRST_RETRY_SECONDS
     while True:
         row = await (await connection.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,))).fetchone()
         if row is not None and row["got"]:
             return
-        await asyncio.sleep(LOCK_RETRY_SECONDS)
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, LOCK_RETRY_SECONDS)
 
 
 def check_database(url: str) -> str:
@@ -220,24 +227,42 @@ def shared_cache(kind: str) -> SharedCache | None:
     return SharedCache(url, kind) if url else None
 
 
-@contextmanager
-def team_lock(name: str, wait: Callable[[], None], *, shared: bool = False) -> Iterator[None]:
+def lock_key(name: str) -> int:
+    """The advisory lock key for a lock's name (64 bits of its SHA-256: two names sharing a key would only wait
+    for each other, never both hold it)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+def team_lock(name: str, wait: Callable[[], None], *, shared: bool = False) -> AbstractContextManager[None]:
     """Held by one process at a time across every machine using the team's database (a session advisory lock
     keyed by `name`), or, `shared`, by any number of processes while none holds it alone; nothing when no
     database is configured. `wait` is called between tries (it may raise to stop waiting, as a cancelled run
     does)."""
+    return team_locks([name], wait, shared=shared)
+
+
+@contextmanager
+def team_locks(names: Iterable[str], wait: Callable[[], None], *, shared: bool = False) -> Iterator[None]:
+    """`team_lock` for several names at once, on one pooled connection (a batch of documents takes one lock
+    each without taking a connection each). They are taken in the order of their keys, so two processes wanting
+    overlapping sets never each hold what the other waits for. A caller already holding team locks must take
+    further ones in an order every process follows (`ResearchRepository`: collection, documents, revisions)."""
     from research_assistant.servers import database_url
 
     url = database_url()
-    if not url:
+    keys = sorted({lock_key(name) for name in names})
+    if not url or not keys:
         yield
         return
-    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
     pool = pool_for(url, os.getpid())
     with pool.connection() as connection:
-        take_advisory_lock(connection, key, wait, shared=shared)
+        taken: list[int] = []
         try:
+            for key in keys:
+                take_advisory_lock(connection, key, wait, shared=shared)
+                taken.append(key)
             yield
         finally:
-            unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
-            connection.execute(f"SELECT {unlock}(%s)", (key,))
+            for key in reversed(taken):
+                connection.execute(f"SELECT {unlock}(%s)", (key,))
