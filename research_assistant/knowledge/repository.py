@@ -22,6 +22,16 @@ collection, indexing, removing) are exclusive, reads are shared. Chroma keeps ea
 collection's vector index in memory per process and does not notice another process's
 writes, so a process that finds the collection's revision changed by someone else reopens
 its client before it reads or writes.
+
+On a team's Chroma server, workers on other machines write too, and they take turns under advisory locks in the
+team's database (`database.team_locks`), always taken in this order:
+
+1. the collection's lock: held alone by a corpus sync (and by whoever creates the collection), shared by a sync's
+   check of what is indexed, so that check never sees another worker's half-written corpus;
+2. each document's lock: held while that document's chunks are replaced, so two workers indexing the same
+   document take turns (neither duplicates nor loses chunks), while workers indexing other documents (the pages
+   each run reads) go on at once;
+3. the revision counters' lock: held only while they are read and bumped, a few milliseconds.
 """
 
 from __future__ import annotations
@@ -53,7 +63,7 @@ from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
 from research_assistant.concurrency import check_stop
 from research_assistant.damage import DamagedStore, chroma_remedy, naming
-from research_assistant.database import team_lock
+from research_assistant.database import team_locks
 from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.chroma_client import configured_server, server_client
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
@@ -244,17 +254,34 @@ class ResearchRepository:
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the folder's lock exclusive: nobody else reads or writes until the block ends. On a team's Chroma
-        server, writers on every machine also take turns, under the team database's lock for the collection."""
+        server, also hold the collection's team lock alone (a corpus sync): no worker on any machine checks what is
+        indexed, or syncs, until the block ends. Documents written meanwhile still take their own locks."""
         outermost = self._guard.held() is None
         with self._guard.exclusive(), self._team_writer() if outermost else nullcontext():
             with self._lock:
                 self._fresh()
             yield
 
+    @contextmanager
+    def _writing_documents(self, source_ids: Collection[str]) -> Iterator[None]:
+        """Hold what replacing these documents' chunks takes: the folder's lock exclusive and, on a team's Chroma
+        server, these documents' team locks, not the collection's, so workers writing other documents go on."""
+        with self._guard.exclusive(), self._team(f"document {source_id}" for source_id in source_ids):
+            with self._lock:
+                self._fresh()
+            yield
+
     def _team_writer(self, *, shared: bool = False) -> AbstractContextManager[None]:
-        if not configured_server():
+        """The collection's team lock (see the module's docstring for the order locks are taken in)."""
+        return self._team([""], shared=shared)
+
+    def _team(self, parts: Iterable[str], *, shared: bool = False) -> AbstractContextManager[None]:
+        """Team locks named after this collection on its server (nothing when the repository is embedded)."""
+        server = configured_server()
+        if not server:
             return nullcontext()
-        return team_lock(f"repository {configured_server()} {self._name}", check_stop, shared=shared)
+        names = [f"repository {server} {self._name} {part}".rstrip() for part in parts]
+        return team_locks(names, check_stop, shared=shared)
 
     def _open_collection(self) -> Any:
         if self._name not in {c.name for c in self._client.list_collections()}:
@@ -305,23 +332,24 @@ class ResearchRepository:
         """
         latest = list({doc.source_id: doc for doc in docs}.values())  # a source listed twice: the last copy wins
         added = done = 0
-        with self.writing():
+        with self._guard.exclusive():
             for start in range(0, len(latest), _DOCS_PER_BATCH):
                 part = latest[start : start + _DOCS_PER_BATCH]
                 check_stop()
-                with self._lock:
-                    ids = [doc.source_id for doc in part]
-                    self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
-                    self._collection.delete(where={"source_id": {"$in": ids}})
-                batch: list[TextNode] = []
-                for node, reached in self._nodes(part, run_id, chunked or {}):
-                    batch.append(node)
-                    if len(batch) == _NODES_PER_BATCH:
-                        added += self._insert(batch)
-                        batch = []
-                        if progress is not None:
-                            progress(done + reached)
-                added += self._insert(batch)
+                ids = [doc.source_id for doc in part]
+                with self._writing_documents(ids):
+                    with self._lock:
+                        self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
+                        self._collection.delete(where={"source_id": {"$in": ids}})
+                    batch: list[TextNode] = []
+                    for node, reached in self._nodes(part, run_id, chunked or {}):
+                        batch.append(node)
+                        if len(batch) == _NODES_PER_BATCH:
+                            added += self._insert(batch)
+                            batch = []
+                            if progress is not None:
+                                progress(done + reached)
+                    added += self._insert(batch)
                 done += sum(len(doc.text) for doc in part)
                 if progress is not None:
                     progress(done)
@@ -347,7 +375,7 @@ class ResearchRepository:
         ids = sorted(set(source_ids))
         if not ids:
             return
-        with self.writing(), self._lock:
+        with self._writing_documents(ids), self._lock:
             self._bump(self._corpora_of(ids))
             self._collection.delete(where={"source_id": {"$in": ids}})
 
@@ -461,13 +489,16 @@ class ResearchRepository:
     def _bump(self, corpora: Iterable[str]) -> None:
         """Mark the chunks of these corpora (and the whole collection) as changed, before changing them.
 
-        Bumping first means a crash mid-write can only cause a needless BM25 rebuild, never a stale one.
+        Bumping first means a crash mid-write can only cause a needless BM25 rebuild, never a stale one. On a
+        team's server, writers of other documents bump at the same time: the counters are read and written under
+        their own team lock, so no bump is lost.
         """
-        metadata = self._revisions()
-        for key in {_REVISION_ALL, *(_revision_key(corpus) for corpus in corpora)}:
-            metadata[key] = int(metadata.get(key, 0)) + 1
-        metadata[MODEL_KEY] = self._model
-        self._collection.modify(metadata=metadata)
+        with self._team(["revisions"]):
+            metadata = self._revisions()
+            for key in {_REVISION_ALL, *(_revision_key(corpus) for corpus in corpora)}:
+                metadata[key] = int(metadata.get(key, 0)) + 1
+            metadata[MODEL_KEY] = self._model
+            self._collection.modify(metadata=metadata)
         self._seen = int(metadata[_REVISION_ALL])
 
     # -- reading -------------------------------------------------------------------------------------------------

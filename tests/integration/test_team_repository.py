@@ -1,0 +1,131 @@
+"""The shared repository on a team's servers (a Chroma server, locks in PostgreSQL, both started here on loopback):
+workers indexing different documents never wait for each other, and workers indexing the same document take
+turns, so it ends up with exactly one copy's chunks. Each repository here has a folder of its own, as a worker
+on another machine would."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import chromadb
+import pytest
+from pydantic import PrivateAttr
+from support.server_process import Server
+from support.team_servers import Postgres, chroma_server, postgres
+
+from research_assistant.knowledge.documents import StoredDocument
+from research_assistant.knowledge.embeddings import HashingEmbedding
+from research_assistant.knowledge.repository import ResearchRepository, collection_name_for
+from research_assistant.settings import get_settings
+
+__all__ = ["chroma_server", "postgres"]  # the fixtures
+
+pytestmark = pytest.mark.slow
+
+WAIT = 30.0
+"""Seconds a test waits for what should happen at once; only reached when it fails."""
+
+
+class GatedEmbedding(HashingEmbedding):
+    """The hashing embedding, which holds each batch until `gate` opens: a write caught half-way, its old chunks
+    deleted and its new ones not yet stored. Named per test, so every test has a collection of its own."""
+
+    _gate: threading.Event = PrivateAttr(default_factory=threading.Event)
+    _entered: threading.Event = PrivateAttr(default_factory=threading.Event)
+
+    def __init__(self, name: str, *, gated: bool) -> None:
+        super().__init__()
+        self.model_name = name
+        if not gated:
+            self._gate.set()
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        self._entered.set()
+        assert self._gate.wait(WAIT), "the test never let the write go on"
+        return super()._get_text_embeddings(texts)
+
+
+@pytest.fixture
+def team(postgres: Postgres, chroma_server: Server, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Both servers configured, a fresh database; the name of a collection no other test uses."""
+    monkeypatch.setenv("RESEARCH_DATABASE_URL", postgres.new_database(f"research_{uuid.uuid4().hex[:12]}"))
+    monkeypatch.setenv("RESEARCH_CHROMA_URL", chroma_server.url)
+    get_settings.cache_clear()
+    yield f"gated-{uuid.uuid4().hex[:8]}"
+    monkeypatch.undo()
+    get_settings.cache_clear()
+
+
+def page(number: int, text: str, version: str = "1") -> StoredDocument:
+    return StoredDocument(
+        source_id=f"S{number:010d}",
+        locator=f"https://example.org/{number}",
+        title=f"Page {number}",
+        text=text,
+        content_hash=f"{number}-{version}",
+        fetched_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def worker(folder: Path, name: str, *, gated: bool = False) -> tuple[ResearchRepository, GatedEmbedding]:
+    embedding = GatedEmbedding(name, gated=gated)
+    return ResearchRepository(folder, embedding, chunk_size=200, chunk_overlap=20), embedding
+
+
+def in_thread(call: Callable[[], object]) -> tuple[threading.Thread, dict[str, object]]:
+    """Run `call()` in a thread; what it returned (or raised) lands in the dict."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = call()
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def stored(model: str) -> list[tuple[str, int, str]]:
+    """(source id, chunk number, content hash) of every chunk on the server, in the collection for `model`."""
+    client = chromadb.HttpClient(host="127.0.0.1", port=int(get_settings().chroma_url.rsplit(":", 1)[1]))
+    got = client.get_collection(collection_name_for(model)).get(include=["metadatas"])
+    return sorted((str(m["source_id"]), int(m["chunk"]), str(m["content_hash"])) for m in got["metadatas"] or [])
+
+
+def test_a_worker_indexing_a_page_does_not_wait_for_another_indexing_other_documents(team: str, tmp_path: Path) -> None:
+    slow, slow_embedding = worker(tmp_path / "a", team, gated=True)
+    fast, _ = worker(tmp_path / "b", team)
+    held, _ = in_thread(lambda: slow.add_documents([page(1, "A long page about trams. " * 40)], "run-a"))
+    assert slow_embedding._entered.wait(WAIT)  # worker a is half-way through its write
+
+    done, outcome = in_thread(lambda: fast.add_documents([page(2, "Ferries cross the fjord hourly.")], "run-b"))
+    done.join(WAIT)
+    finished = not done.is_alive()
+    slow_embedding._gate.set()
+    held.join(WAIT)
+    assert finished, "worker b waited for worker a, which was writing another document"
+    assert outcome.get("result") == 1
+    assert {source for source, _, _ in stored(team)} == {"S0000000001", "S0000000002"}
+
+
+def test_workers_indexing_the_same_document_take_turns_and_keep_one_copy(team: str, tmp_path: Path) -> None:
+    first, first_embedding = worker(tmp_path / "a", team, gated=True)
+    second, _ = worker(tmp_path / "b", team)
+    longer, shorter = page(7, "The old timetable, at length. " * 60, "old"), page(7, "The new timetable.", "new")
+    held, first_outcome = in_thread(lambda: first.add_documents([longer], "run-a"))
+    assert first_embedding._entered.wait(WAIT)  # the first worker deleted the chunks and is storing its copy
+
+    after, second_outcome = in_thread(lambda: second.add_documents([shorter], "run-b"))
+    after.join(1.0)
+    waited = after.is_alive()
+    first_embedding._gate.set()
+    held.join(WAIT)
+    after.join(WAIT)
+    assert waited, "the second worker wrote the document while the first was half-way through it"
+    assert "error" not in first_outcome and "error" not in second_outcome
+    assert stored(team) == [("S0000000007", 0, "7-new")]  # the last copy, whole, once
