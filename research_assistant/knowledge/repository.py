@@ -236,9 +236,16 @@ class ResearchRepository:
             self._collection = self._open_collection()
 
     def _fresh(self) -> None:
-        """Reopen the collection if anyone else wrote to it since this object last looked (holding the lock)."""
-        if int(self._revisions().get(_REVISION_ALL, 0)) != self._seen:
-            self._connect()
+        """Reopen the collection if anyone else wrote to it since this object last looked (holding the lock). A
+        server's collection is read live, so there only a collection deleted and made again (a new id) is reopened."""
+        current = self._client.get_collection(self._name, embedding_function=None)
+        revision = int((current.metadata or {}).get(_REVISION_ALL, 0))
+        if revision == self._seen:
+            return
+        if configured_server() and str(current.id) == self._collection_id:
+            self._seen = revision
+            return
+        self._connect()
 
     @contextmanager
     def reading(self, *, team: bool = False) -> Iterator[None]:
