@@ -14,7 +14,9 @@ Each timing gets a fresh database and Chroma server (nothing cached by the timin
 a question outside the set, as in a team's steady state. Alongside the wall time it records the CPU seconds the
 workers and the servers spent (user + system), so a speed-up short of the goal can be told apart: CPU the machine
 did not give us (other load: fewer of its cores busy with our processes than it has), or work the workers added
-(more CPU seconds for the same runs). Prints a Markdown table and writes the figures to JSON. Not a test.
+(more CPU seconds for the same runs). The machine's load average before and after each timing says how much other
+work it shared the cores with. Prints a Markdown table and writes the figures to JSON: the median timing per mode,
+and every timing. Not a test.
 
     python benchmarks/team.py --mode both --runs 8 --workers 4 --out benchmarks/team-results.json
 """
@@ -68,6 +70,8 @@ class Timing:
     """User + system time of the Chroma server and the PostgreSQL backends meanwhile."""
     load: float
     """The machine's load average (1 minute) at the end: runnable processes, ours and others'."""
+    load_before: float
+    """The same just before the timing started: other work on the machine, which the workers then share it with."""
 
 
 def process_cpu(pid: int) -> float:
@@ -158,13 +162,14 @@ def timed(work: list[tuple[Path, list[str]]], env: dict[str, str], sources: str,
     def servers_cpu() -> float:
         return sum(process_cpu(pid) for pid in servers)
 
+    load = os.getloadavg()[0]
     cpu, server_cpu, started = children_cpu(), servers_cpu(), time.perf_counter()
     with ThreadPoolExecutor(max_workers=len(work)) as pool:
         for future in [pool.submit(research, folder, env, questions, sources) for folder, questions in work]:
             future.result()
     seconds = time.perf_counter() - started
     time.sleep(0.5)  # the backends of the last workers end
-    return Timing(seconds, children_cpu() - cpu, servers_cpu() - server_cpu, os.getloadavg()[0])
+    return Timing(seconds, children_cpu() - cpu, servers_cpu() - server_cpu, os.getloadavg()[0], load)
 
 
 @contextmanager
@@ -194,7 +199,7 @@ def measure(
     return timings[0], timings[1]
 
 
-def figures(mode: str, one: Timing, many: Timing, extra: dict[str, Any]) -> dict[str, Any]:
+def figures(mode: str, runs: int, one: Timing, many: Timing, extra: dict[str, Any]) -> dict[str, Any]:
     return {
         "mode": mode,
         **extra,
@@ -203,11 +208,15 @@ def figures(mode: str, one: Timing, many: Timing, extra: dict[str, Any]) -> dict
         "speedup": round(one.seconds / many.seconds, 2),
         "one_after_another_cpu_seconds": round(one.cpu_seconds, 1),
         "workers_cpu_seconds": round(many.cpu_seconds, 1),
+        "one_after_another_cpu_seconds_per_run": round(one.cpu_seconds / runs, 2),
+        "workers_cpu_seconds_per_run": round(many.cpu_seconds / runs, 2),
         "one_after_another_servers_cpu_seconds": round(one.servers_cpu_seconds, 1),
         "workers_servers_cpu_seconds": round(many.servers_cpu_seconds, 1),
         "one_after_another_cores_busy": round((one.cpu_seconds + one.servers_cpu_seconds) / one.seconds, 2),
         "workers_cores_busy": round((many.cpu_seconds + many.servers_cpu_seconds) / many.seconds, 2),
+        "one_after_another_load_average_before": round(one.load_before, 2),
         "one_after_another_load_average_after": round(one.load, 2),
+        "workers_load_average_before": round(many.load_before, 2),
         "workers_load_average_after": round(many.load, 2),
     }
 
@@ -230,6 +239,7 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="research-team-bench-"))
     database = start_postgres(binaries)
     results: list[dict[str, Any]] = []
+    every: list[dict[str, Any]] = []
     try:
         for mode in modes:
             rounds = []
@@ -237,11 +247,14 @@ def main() -> None:
                 with ExitStack() as stack:
                     extra = stack.enter_context(fake_web(args.latency)) if mode == "web" else {}
                     one, many = measure(database, base / f"r{repeat}", mode, questions, args.workers, extra)
-                rounds.append(figures(mode, one, many, {"latency_seconds": args.latency} if mode == "web" else {}))
+                rounds.append(
+                    figures(mode, args.runs, one, many, {"latency_seconds": args.latency} if mode == "web" else {})
+                )
                 print(json.dumps(rounds[-1]), file=sys.stderr)
             results.append(
                 min(rounds, key=lambda r: abs(r["speedup"] - statistics.median(x["speedup"] for x in rounds)))
             )
+            every.extend(rounds)
     finally:
         stop_postgres(database)
         shutil.rmtree(base, ignore_errors=True)
@@ -253,6 +266,7 @@ def main() -> None:
         "repeats": args.repeats,
         "load_average_before": round(load, 2),
         "results": results,
+        "every_timing": every,
     }
     print(f"| Runs | One worker | {args.workers} workers | Speed-up | Cores busy (one / {args.workers}) |")
     print("| --- | --- | --- | --- | --- |")
