@@ -82,7 +82,8 @@ def test_four_runs_at_once_in_a_fresh_directory_write_the_lone_runs_report(tmp_p
     notes = corpus / "memory-notes.md"
     notes.write_text(
         notes.read_text(encoding="utf-8")
-        + "\n\nThe cyclic garbage collector reclaims reference cycles that reference counting alone cannot free.\n",
+        + "\n\nHow does Python manage memory and reclaim reference cycles?\n\nPython manages memory by reference "
+        "counting, and its cyclic garbage collector reclaims the reference cycles that counting alone cannot free.\n",
         encoding="utf-8",
     )
     [edited] = reports_of(tmp_path / "lone", corpus, 1, "edited")
