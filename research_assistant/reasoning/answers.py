@@ -404,21 +404,34 @@ _NEAR = 80
 
 _ASKS_ACTION = re.compile(r"\bwhat\s+(?:does|do|will|would|should)\b.+\bdo\b|\bwhat happens\b", re.IGNORECASE)
 """'What does postscreen do by default when ...?' asks for an action; 'This test is enabled by default.' is none."""
+_NOT_COUNTED = (  # noqa: SIM905 (a word list reads best as words)
+    "seconds minutes hours days weeks months years milliseconds microseconds bytes kilobytes megabytes gigabytes "
+    "characters chars bits octets digits letters words lines pages blocks "
+    "is was has does means uses takes makes needs gets keeps seems remains stays applies"
+).split()
+_COUNTED_THINGS = re.compile(rf"(?:\s+[a-z]+)?\s+(?!(?:{'|'.join(_NOT_COUNTED)})\b)[a-z]{{2,}}s\b")
+"""After a number: the things it counts ('two default workers'), unless they are units (or the verb after it)."""
+_HOW_LONG = re.compile(r"\bhow\s+long\b|\b(?:duration|period)\s+of\b", re.IGNORECASE)
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
 
 
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
-    0.45 when the text speaks of a default without giving one, else 0. A question about what something does
-    is not answered by a default that only switches it on or off."""
+    0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
+    or how long something takes or is, is not answered by a default that only switches it on or off, and the
+    latter not by a number of things that are not units ('the two default workers')."""
     action = bool(_ASKS_ACTION.search(question))
+    measure = bool(_HOW_LONG.search(question))
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
         after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
-        values = [m.group() for m in _VALUE_TOKEN.finditer(f"{before} {after}")]
-        if action:
-            values = [value for value in values if not _SWITCH.match(value)]
+        window = f"{before} {after}"
+        values = [m for m in _VALUE_TOKEN.finditer(window)]
+        if action or measure:
+            values = [value for value in values if not _SWITCH.match(value.group())]
+        if measure:  # 'The two default workers ...' does not say how long anything takes
+            values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
         best = max(best, 1.0 if values else 0.45)
     return best
 

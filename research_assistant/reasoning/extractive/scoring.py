@@ -49,6 +49,7 @@ from research_assistant.reasoning.extractive.which import (
     letter_names,
     names_a_sibling,
     names_instance,
+    names_setting,
 )
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.tokens import content_terms, names_in, quoted_literals, terms_of, words
@@ -285,9 +286,10 @@ def candidate_features(
             answer = max(answer, SIDE_DEFINED)  # 'DEFERRED means that the transaction does not actually start ...'
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
-        if asked.wants_value and names_a_sibling(
-            sub_question.text, f"{candidate.section}\n{candidate.heading}\n{candidate.quote}"
-        ):
+        # A quote that names its setting ('Default: | KeepAliveTimeout 5') is judged by that name, not by the
+        # headings above it, which may belong to the setting before.
+        named = candidate.quote if names_setting(candidate.quote) else f"{candidate.section}\n{candidate.heading}"
+        if asked.wants_value and names_a_sibling(sub_question.text, named):
             answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(

@@ -92,6 +92,11 @@ _MEASURE_PARTS = frozenset(
 the asked setting for 'the maximum size of a message', 'max_connections' for 'the maximum number of connections'."""
 
 
+def names_setting(text: str) -> bool:
+    """Whether the text names a setting or function: a CamelCase or snake_case name."""
+    return _IDENTIFIER.search(text) is not None
+
+
 def names_a_sibling(question: str, text: str) -> bool:
     """Whether `text` names settings built on a word of the question ('RequestReadTimeout' on 'Timeout',
     'superuser_reserved_connections' on 'connections') and none that is the question's own word or name: then

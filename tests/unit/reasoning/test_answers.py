@@ -211,3 +211,14 @@ def test_a_sentence_that_names_what_the_one_before_describes_defines_it() -> Non
     assert defines(named, subject) == 0.2
     assert defines("Recognizing virus scanner mail is an error prone process.", subject) == 0.0
     assert defines("Backscatter mail is a flood of bounces.", subject) == 0.2
+
+
+def test_how_long_by_default_is_not_answered_by_a_count_of_things_or_a_switch() -> None:
+    question = "How long does the server wait for the next request on a persistent connection, by default?"
+    asked = asked_for(question)
+    assert answer_strength(asked, "The two default workers will be used if no other worker matches.", question) < 1
+    assert answer_strength(asked, "Keep-alive is enabled by default.", question) < 1
+    assert answer_strength(asked, "The default is five minutes (5min).", question) == 1.0
+    assert answer_strength(asked, "By default the server waits 15 seconds.", question) == 1.0
+    size = "What is the default size of the connection pool?"
+    assert answer_strength(asked_for(size), "The default pool holds 100 connections.", size) == 1.0

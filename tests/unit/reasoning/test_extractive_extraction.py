@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.reasoning.confidence import ANSWER_FOUND
-from research_assistant.reasoning.extractive.candidates import candidates
+from research_assistant.reasoning.extractive.candidates import Candidate, candidates
 from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
@@ -706,3 +706,13 @@ def test_an_entry_that_names_its_subject_first_and_its_default_last_is_quoted_wh
     [best, *_] = extract(question, question, [SETTINGS])
     assert best.quote.startswith("checkpoint_timeout (integer)\n\nMaximum time between automatic WAL checkpoints.")
     assert best.quote.endswith("The default is five minutes (5min).")
+
+
+def test_a_row_naming_its_setting_is_judged_by_that_name_not_by_the_heading_above_it() -> None:
+    question = "How long does the server wait for the next request on a persistent connection, by default?"
+    text = "Default: | KeepAliveTimeout 5"
+    passage = Passage(source_id="s-core", text=text)
+    row = Candidate(0, 0, len(text), text, text, "MaxKeepAliveRequests Description: | Number of requests", row=True)
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [passage], [row], Embedder())
+    assert features[0] is not None and features[0].answer == 1.0
+    assert names_a_sibling(question, "MaxKeepAliveRequests")  # the heading alone would have judged it a sibling
