@@ -427,7 +427,7 @@ def _default_strength(text: str, question: str = "") -> float:
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
         after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
         window = f"{before} {after}"
-        values = [m for m in _VALUE_TOKEN.finditer(window)]
+        values = list(_VALUE_TOKEN.finditer(window))
         if action or measure:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
