@@ -189,6 +189,12 @@ def phrase_bonus(concepts: list[Concept], sequences: list[list[str]]) -> float:
     return min(2, found) * PHRASE_BONUS
 
 
+def _named_by(candidate: Candidate) -> str:
+    """What names a candidate's setting: a quote that names one ('Default: | KeepAliveTimeout 5') is judged by
+    that name, not by the headings above it, which may belong to the setting before."""
+    return candidate.quote if names_setting(candidate.quote) else f"{candidate.section}\n{candidate.heading}"
+
+
 def candidate_features(
     question: str,
     sub_question: SubQuestion,
@@ -286,10 +292,7 @@ def candidate_features(
             answer = max(answer, SIDE_DEFINED)  # 'DEFERRED means that the transaction does not actually start ...'
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
-        # A quote that names its setting ('Default: | KeepAliveTimeout 5') is judged by that name, not by the
-        # headings above it, which may belong to the setting before.
-        named = candidate.quote if names_setting(candidate.quote) else f"{candidate.section}\n{candidate.heading}"
-        if asked.wants_value and names_a_sibling(sub_question.text, named):
+        if asked.wants_value and names_a_sibling(sub_question.text, _named_by(candidate)):
             answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(

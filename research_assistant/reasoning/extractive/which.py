@@ -86,7 +86,7 @@ _IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*
 """A setting's or function's name: CamelCase ('KeepAliveTimeout', 'TimeOut') or snake_case ('cache_size')."""
 _PART = re.compile(r"[A-Z]?[a-z0-9]+")
 _MEASURE_PARTS = frozenset(
-    "max min maximum minimum limit limits size count num number len length total default".split()  # noqa: SIM905
+    "max min maximum minimum limit size count num number len length total default".split()  # noqa: SIM905
 )
 """Parts of a setting's name that say which measure it holds, not which thing it is about: 'message_size_limit' is
 the asked setting for 'the maximum size of a message', 'max_connections' for 'the maximum number of connections'."""
@@ -104,12 +104,19 @@ def names_a_sibling(question: str, text: str) -> bool:
     asked = _asked_words(question)
     siblings = False
     for name in _IDENTIFIER.findall(text):
-        parts = {part.lower() for part in _PART.findall(name)}
-        parts = {stem for part in parts for stem in content_terms(part) or [part]}  # 'file' for 'files'
+        parts = _name_parts(name)
         if name.lower() in asked or parts <= asked | _MEASURE_PARTS:
             return False  # 'TimeOut 60', 'page_size' for the page size: the asked setting itself
         siblings = siblings or any(len(part) >= 4 and part in asked for part in parts)
     return siblings
+
+
+@lru_cache(maxsize=4096)
+def _name_parts(name: str) -> frozenset[str]:
+    """A setting name's words, lower case and stemmed ('FileCreateMode' -> file, creat, mode: 'file' for 'files');
+    the same names stand in many candidates, so each is split once."""
+    parts = {part.lower() for part in _PART.findall(name)}
+    return frozenset(stem for part in parts for stem in content_terms(part) or [part])
 
 
 @lru_cache(maxsize=256)
