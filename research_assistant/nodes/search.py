@@ -82,7 +82,8 @@ async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, A
 
 def select_sources(state: SearchPhase, runtime: Runtime[Context]) -> dict[str, Any]:
     """Merge hits by source, keep what is new, and choose the best within the source budget."""
-    selection = select(state.hits, state.sources, runtime.context.source_limit)
+    order = [sub_question.id for sub_question in state.plan.sub_questions] if state.plan else []
+    selection = select(state.hits, state.sources, runtime.context.source_limit, order)
     emit(
         runtime,
         "search",

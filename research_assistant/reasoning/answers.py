@@ -121,6 +121,8 @@ _POLARITY = re.compile(
     re.IGNORECASE,
 )
 _LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
+_COMMAND_LINE = re.compile(r"^\s*(?:\$|>>>|%|#)\s+\S")
+"""A line typed at a prompt ('$ git merge -s ours obsolete'): an example's command, not an item of a list."""
 _CAUSE = re.compile(
     r"\b(?:because|so that|in order to|by (?:\w+ing)|when|whenever|which (?:means|causes)|therefore|thus|"
     r"this (?:means|allows|causes)|as a result|first|then|after|before)\b",
@@ -238,6 +240,14 @@ def asked_for(question: str) -> Asked:
     if _EXPLANATION.search(text):
         return Asked("explanation")
     return Asked(None)
+
+
+def _shows_commands(text: str) -> bool:
+    """Whether what follows a lead-in's colon is mostly command lines: examples of use ('Merge branch obsolete
+    ...:' / '$ git merge -s ours obsolete'), which name no items of what a list question asks for."""
+    _, colon, rest = text.partition(":")
+    lines = [line for line in rest.splitlines() if line.strip()] if colon else []
+    return bool(lines) and 2 * sum(bool(_COMMAND_LINE.match(line)) for line in lines) >= len(lines)
 
 
 def measured_subject(question: str) -> list[str]:
@@ -469,7 +479,9 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "yesno":
         return 0.6 if _POLARITY.search(text) else 0.0
     if kind == "list":
-        return 0.75 if _LIST_SHAPE.search(text) else 0.3 if text.rstrip().endswith(":") else 0.0
+        if _LIST_SHAPE.search(text) and not _shows_commands(text):
+            return 0.75
+        return 0.3 if text.rstrip().endswith(":") or _shows_commands(text) else 0.0
     if kind in ("explanation", "procedure"):
         return 0.5 if _CAUSE.search(text) else 0.0
     return 0.0

@@ -9,7 +9,7 @@ from support.fakes import FakeDocuments, FakeProvider, fake_context, fake_servic
 
 from research_assistant.context import Context
 from research_assistant.nodes.search import SearchPhase, run_query, select_sources
-from research_assistant.schemas import SearchQuery, SearchResult, SourceType
+from research_assistant.schemas import ResearchPlan, SearchQuery, SearchResult, SourceType, SubQuestion
 from research_assistant.search.cache import SearchCache
 from research_assistant.search.routing import Hit
 from research_assistant.state import SearchTask
@@ -72,9 +72,9 @@ async def test_a_stale_cached_answer_is_not_used(tmp_path: Path) -> None:
     assert len(web.queries) == 2
 
 
-def hit(url: str, rank: int, provider: str = "tavily") -> Hit:
+def hit(url: str, rank: int, provider: str = "tavily", sub_question_id: str = "q1") -> Hit:
     result = SearchResult(locator=url, title=url, provider=provider, source_type=SourceType.WEB, score=0.5)
-    return Hit(result=result, sub_question_id="q1", rank=rank)
+    return Hit(result=result, sub_question_id=sub_question_id, rank=rank)
 
 
 def test_select_sources_merges_urls_that_lead_to_the_same_page_and_prefers_credible_sources() -> None:
@@ -92,6 +92,26 @@ def test_select_sources_merges_urls_that_lead_to_the_same_page_and_prefers_credi
     chosen_source = update["sources"][chosen]
     assert chosen_source.locator == "https://transport.example.gov/fares"
     assert chosen_source.credibility is not None and chosen_source.credibility.category.value == "official"
+
+
+def test_the_questions_own_best_sources_are_read_before_pages_every_sub_question_finds() -> None:
+    """Pages that mention the topic everywhere serve every sub-question, but the page that answers the question
+    as asked, found by its own search only, is read too."""
+    background = [f"https://example.org/topic-{n}" for n in range(4)]
+    answering = [background[0], "https://example.org/answer", *background[1:]]
+    hits = [hit(url, rank, sub_question_id="q1") for rank, url in enumerate(answering)]
+    hits += [hit(url, rank, sub_question_id=q) for q in ("q2", "q3") for rank, url in enumerate(background)]
+    plan = ResearchPlan(
+        sub_questions=[SubQuestion(id=q, text=f"{q}?", queries=[q]) for q in ("q1", "q2", "q3")],
+        min_sources=1,
+        min_evidence_per_question=1,
+        completion_criteria="",
+    )
+    state = SearchPhase(question="q", plan=plan, hits=hits)
+    update = select_sources(state, Runtime(context=fake_context(fake_services(), max_sources=4)))
+    chosen = [update["sources"][source_id].locator for source_id in update["to_browse"]]
+    assert chosen[:2] == ["https://example.org/topic-0", "https://example.org/answer"]
+    assert len(chosen) == 4
 
 
 def test_recency_keeps_recent_and_undated_results() -> None:

@@ -107,7 +107,7 @@ def _noun_phrase(question: str) -> str:
 
 def topic_of(question: str, analysis: QueryAnalysis) -> str:
     """What the question is about, as it writes it: X of 'What is X?'; else a name of several words; else the
-    first name, when the top keyword holds a name ('Python manage memory': keywords can hold a verb); else a
+    name the top keyword holds, if any ('Python manage memory': keywords can hold a verb); else a
     short keyword after an article ('the telephone'); else the top keyword."""
     entities = [e for e in analysis.entities if not e.isdigit()]
     top = analysis.keywords[0] if analysis.keywords else ""
@@ -120,7 +120,7 @@ def topic_of(question: str, analysis: QueryAnalysis) -> str:
     candidates = (
         _noun_phrase(question),
         *(e for e in entities if " " in e),
-        *(entities[:1] if named else []),
+        *named[:1],
         *after_article,
         top,
         question.strip(" ?.!"),

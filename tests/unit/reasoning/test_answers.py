@@ -222,3 +222,14 @@ def test_how_long_by_default_is_not_answered_by_a_count_of_things_or_a_switch() 
     assert answer_strength(asked, "By default the server waits 15 seconds.", question) == 1.0
     size = "What is the default size of the connection pool?"
     assert answer_strength(asked_for(size), "The default pool holds 100 connections.", size) == 1.0
+
+
+def test_commands_under_a_lead_in_are_examples_not_a_list_of_what_is_asked() -> None:
+    question = "Which merge strategies can git merge use?"
+    asked = asked_for(question)
+    examples = (
+        "Merge branch obsolete into the current branch, using ours merge strategy:\n\n"
+        "$ git merge -s ours obsolete\n\nMerge branch maint, but do not commit:\n\n$ git merge --no-commit maint"
+    )
+    listed = "The following strategies are built in:\n\n- ort\n- octopus\n- ours"
+    assert answer_strength(asked, listed, question) > answer_strength(asked, examples, question)
