@@ -423,15 +423,45 @@ _COUNTED_THINGS = re.compile(rf"(?:\s+[a-z]+)?\s+(?!(?:{'|'.join(_NOT_COUNTED)})
 """After a number: the things it counts ('two default workers'), unless they are units (or the verb after it)."""
 _HOW_LONG = re.compile(r"\bhow\s+long\b|\b(?:duration|period)\s+of\b", re.IGNORECASE)
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
+_ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)
+_FIGURE_UNIT = re.compile(r"\d[\d,.]*\s?([A-Za-z]*)")
+_DURATION_UNIT = re.compile(r"^(?:[mu]?s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|months?|years?)$")
+"""Case matters: 'm' is minutes, 'M' megabytes."""
+_SIZE_UNIT = re.compile(r"^(?:[kKMGT]i?B?|[kKMG]?bytes?|kilobytes?|megabytes?|gigabytes?|octets?)$")
+
+
+_COUNT_OF = re.compile(r"\b(?:number|count) of\b", re.IGNORECASE)
+_SIZE_WORD = re.compile(r"\b(?:size|length|bytes?|octets|kilobytes|megabytes|gigabytes|large|big)\b", re.IGNORECASE)
+"""A text that counts things ('the maximum number of original recipients for any message') and never speaks of
+a size gives a count, not how large anything may be."""
+
+
+def _unit(window: str, value: re.Match[str]) -> str | None:
+    """The unit written right after a figure ('50M' -> 'M', '24h' -> 'h', '100' -> ''); None for no figure."""
+    figure = _FIGURE_UNIT.match(window, value.start())
+    return figure.group(1) if figure else None
+
+
+def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: bool) -> bool:
+    """Whether a default's value can be the asked measure: a size is a figure, and not a time ('Default: 0s' for
+    the largest message); a duration is not a size ('Default: 50M' for how long)."""
+    unit = _unit(window, value)
+    if size:
+        return unit is not None and not _DURATION_UNIT.match(unit)
+    if duration:
+        return unit is None or not _SIZE_UNIT.match(unit)
+    return True
 
 
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
     or how long something takes or is, is not answered by a default that only switches it on or off, and the
-    latter not by a number of things that are not units ('the two default workers')."""
+    latter not by a number of things that are not units ('the two default workers'). A default of another
+    measure, a time, a word or a count for a size or a size for a duration, answers nothing (0)."""
     action = bool(_ASKS_ACTION.search(question))
     measure = bool(_HOW_LONG.search(question))
+    size = bool(_ASKS_SIZE.search(question)) and not measure
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
@@ -442,7 +472,11 @@ def _default_strength(text: str, question: str = "") -> float:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
-        best = max(best, 1.0 if values else 0.45)
+        counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
+        fitting = [] if counted else [value for value in values if _fits_dimension(window, value, size, measure)]
+        if values and not fitting:
+            continue  # a default of another measure ('Default: 0s' for a size) answers nothing
+        best = max(best, 1.0 if fitting else 0.45)
     return best
 
 

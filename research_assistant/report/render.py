@@ -121,7 +121,10 @@ def _label(items: Sequence[Evidence]) -> str:
 
 
 def _cited_lines(findings: Sequence[Finding], citations: _Citations, labelled: bool = False) -> list[str]:
-    return [line for line in (citations.line(f, labelled=labelled) for f in findings) if line is not None]
+    """Each finding's line; a line that repeats an earlier one word for word (the same quote, found for two
+    sub-questions under headings that are not shown) is said once."""
+    lines = (citations.line(f, labelled=labelled) for f in findings)
+    return list(dict.fromkeys(line for line in lines if line is not None))
 
 
 def _section(heading: str, body: Sequence[str], empty: str) -> list[str]:

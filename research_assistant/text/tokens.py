@@ -72,6 +72,9 @@ def normalize_query(text: str) -> str:
 
 _LITERAL = re.compile(r"""(?<!\w)['"`‘“]([^'"`’”\s][^'"`’”]{0,30})['"`’”](?!\w)""")
 _NAME_TOKEN = re.compile(r"[%$@\-]*[\w][\w.:/<>=\[\]()*-]*")
+_SYMBOL_NAME = re.compile(r"(?<!\S)(?![-|]\s)([=<>!*~#@+&^|-]{1,3})(?=[\s?,.;]|$)")
+"""A run of symbols written as a word of its own ('the flag ==', '<= lines', '!'): a log flag or an operator; a
+lone dash or bar is punctuation."""
 
 
 def quoted_literals(text: str) -> list[str]:
@@ -80,9 +83,9 @@ def quoted_literals(text: str) -> list[str]:
 
 
 def names_in(question: str) -> set[str]:
-    """The literals and code-like names a question uses ('h', '%ar', 'core.compression', 'SQLITE_MAX_LENGTH'):
-    what a table row, a term line or an option is keyed by in documentation."""
-    names = set(quoted_literals(question))
+    """The literals and code-like names a question uses ('h', '%ar', 'core.compression', 'SQLITE_MAX_LENGTH',
+    '=='): what a table row, a term line or an option is keyed by in documentation."""
+    names = set(quoted_literals(question)) | set(_SYMBOL_NAME.findall(question))
     for token in _NAME_TOKEN.findall(question):
         token = token.strip(".:")
         if len(token) >= 2 and (not token.isalpha() or token.isupper() or token[0] in "%$-"):

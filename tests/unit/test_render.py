@@ -284,3 +284,20 @@ def test_a_question_heading_labels_its_quote_without_a_colon() -> None:
     finding = Finding(text="Alpha says the cache is fast", evidence_ids=["eq"], verbatim=True)
     markdown = render_markdown(_report(key_findings=[finding]), SOURCES, evidence, CitationStyle.NUMERIC)
     assert "1. **Why is the cache fast?** \u201cAlpha says the cache is fast\u201d [1]" in markdown
+
+
+def test_a_key_finding_that_repeats_an_earlier_one_word_for_word_is_listed_once() -> None:
+    twice = {
+        **EVIDENCE,
+        "ea3": Evidence(id="ea3", claim="fast", quote="the cache is fast", source_id="a", sub_question_id="q2"),
+    }
+    report = _report(
+        key_findings=[
+            Finding(text="the cache is fast", evidence_ids=["ea"], verbatim=True),
+            Finding(text="restarts are rare", evidence_ids=["ea2"], verbatim=True),
+            Finding(text="the cache is fast", evidence_ids=["ea3"], verbatim=True),
+        ]
+    )
+    key = _section(render_markdown(report, SOURCES, twice, CitationStyle.NUMERIC), "Key findings")  # type: ignore[arg-type]
+    assert key.count("the cache is fast") == 1
+    assert key.splitlines()[-1].startswith("2. ")

@@ -26,6 +26,8 @@ _SIGNATURE = re.compile(r"^@?(?:class\s+)?[A-Za-z_][\w.]*\([^()]{0,80}\)(?:\s*->
 ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)$")
 """A setting's term line with a note in parentheses: its type or default ('max_connections (integer)',
 'message_size_limit (default: 10240000)'), which the description under it does not repeat."""
+_ENTRY_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*(?<!:)$")
+_FIELD = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*\S")
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
 _ENDS = re.compile(r"""[.!?:;]["'”’)\]]*$""")
 
@@ -75,8 +77,11 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
         for position, sentence in enumerate(sentences):
             following = sentences[position + 1] if position + 1 < len(sentences) else None
             after_heading, under_heading = under_heading, False
+            previous = sentences[position - 1] if position else None
+            if _is_entry_row(sentence, previous, following):
+                heading, lead, section = sentence.text, True, sentence.text
+                continue
             if is_table_row(sentence.text):
-                previous = sentences[position - 1] if position else None
                 if previous is None or not is_table_row(previous.text):
                     header_row = sentence.text
                 elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
@@ -237,6 +242,26 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,:]$", text)
 
 
+def _is_entry_row(sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
+    """A term line written as a row of fields, alone: no table row stands right above or below it."""
+    if not is_entry_row(sentence.text):
+        return False
+    return not any(other is not None and is_table_row(other.text) for other in (previous, following))
+
+
+def is_entry_row(line: str) -> bool:
+    """A setting's term line written as one row of fields ('recipients_max | Use: main | Type: integer |
+    Default: 50000'), as reference manuals head each option's description."""
+    term, *fields = line.strip().split(" | ")
+    return bool(fields) and "\n" not in line and bool(_ENTRY_TERM.match(term)) and any(_FIELD.match(f) for f in fields)
+
+
+def heads_entry(line: str) -> bool:
+    """Whether a line is the term line of a reference entry, annotated ('max_connections (integer)') or
+    written as a row of fields; the description under it is about that term in each of its sentences."""
+    return bool(ANNOTATED_TERM.match(line.strip())) or is_entry_row(line)
+
+
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
     """Where the quote starts: earlier when the sentence needs the line or sentence before it.
 
@@ -249,8 +274,9 @@ def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
         return sentence.start
     previous = sentences[position - 1]
     gap = text[previous.end : sentence.start]
-    heads_entry = _SIGNATURE.match(previous.text) or ANNOTATED_TERM.match(previous.text.strip())
-    if previous.segment != sentence.segment and heads_entry and gap.count("\n") <= 2:
+    before = sentences[position - 2] if position > 1 else None
+    entry = ANNOTATED_TERM.match(previous.text.strip()) or _is_entry_row(previous, before, sentence)
+    if previous.segment != sentence.segment and (_SIGNATURE.match(previous.text) or entry) and gap.count("\n") <= 2:
         return previous.start if not gap.strip() else sentence.start
     joined = sentence.end - previous.start
     if _leans_on_previous(sentence.text) and previous.segment == sentence.segment and joined <= 500:

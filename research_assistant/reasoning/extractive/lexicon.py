@@ -195,7 +195,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "fast quick rapid speed",
     "slow latency delay",
     "error exception failure fault",
-    "big large huge size",
+    "big large huge size largest biggest",
     "long length duration",
     "small little tiny",
     "benefit advantage",
@@ -209,8 +209,8 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "doctor physician",
     "car automobile vehicle",
     "install installation setup",
-    "maximum max maximal highest",
-    "minimum min minimal lowest",
+    "maximum max maximal highest largest biggest longest most",
+    "minimum min minimal lowest smallest shortest least",
     "default initial",
 )
 """Small, general synonym groups used to widen a query (at half weight), never to gate relevance."""

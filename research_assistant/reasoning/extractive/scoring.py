@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from research_assistant.reasoning.answers import Asked, answer_strength, asked_for, without_context
 from research_assistant.reasoning.extractive.bm25 import BM25
-from research_assistant.reasoning.extractive.candidates import ANNOTATED_TERM, Candidate
+from research_assistant.reasoning.extractive.candidates import Candidate, heads_entry
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
@@ -252,7 +252,7 @@ def candidate_features(
         titled_by_question = max(titled_by_heading, titled_by_section)
         # The section's own heading reads with each of its sentences when it is the question's own words.
         # A setting's entry ('checkpoint_timeout (integer)') is about the setting in each of its sentences.
-        entry = bool(ANNOTATED_TERM.match(candidate.heading))
+        entry = heads_entry(candidate.heading)
         present = set(terms[i]) | (heading if candidate.lead or titled_by_heading or entry else set())
         present |= set(terms_of(candidate.section)) if titled_by_section else set()
         keyed = key_fit(names, candidate, asked_words)

@@ -160,11 +160,13 @@ def split_sentences(text: str) -> list[Sentence]:
     tokenizer = _punkt()
     sentences: list[Sentence] = []
     for index, (first, last) in enumerate(_segments(text)):
+        row = text[first:last].strip()
+        if is_table_row(row):  # a row is read whole, however many sentences its cells hold, and its first
+            row_start = first + text[first:last].index(row)  # cell may be symbols ('-> | additional address')
+            sentences.append(Sentence(row, row_start, row_start + len(row), index))
+            continue
         seg_start, seg_end = _trim(text, first, last)
         segment = text[seg_start:seg_end]
-        if is_table_row(segment):  # a row is read whole, however many sentences its cells hold
-            sentences.append(Sentence(segment, seg_start, seg_end, index))
-            continue
         for s, e in tokenizer.span_tokenize(segment):
             for a, b in _split_long(text, seg_start + s, seg_start + e):
                 start, end = _trim(text, a, b)

@@ -233,3 +233,20 @@ def test_commands_under_a_lead_in_are_examples_not_a_list_of_what_is_asked() -> 
     )
     listed = "The following strategies are built in:\n\n- ort\n- octopus\n- ours"
     assert answer_strength(asked, listed, question) > answer_strength(asked, examples, question)
+
+
+def test_a_size_wants_a_figure_that_is_no_time_and_a_duration_one_that_is_no_size() -> None:
+    size = "What is the largest message the server will accept by default?"
+    assert answer_strength(asked_for(size), "Type: string | Default: 50M", size) == 1.0
+    assert answer_strength(asked_for(size), "Type: time | Default: 0s", size) < 1.0
+    assert answer_strength(asked_for(size), "A missing definition defaults to accept.", size) < 1.0
+    duration = "How long does the server keep retrying by default?"
+    assert answer_strength(asked_for(duration), "Type: time | Default: 5d", duration) == 1.0
+    assert answer_strength(asked_for(duration), "Type: string | Default: 50M", duration) < 1.0
+
+
+def test_a_size_is_not_answered_by_a_default_count() -> None:
+    size = "What is the largest message the server will accept by default?"
+    count = "recipients_max | Type: integer | Default: 50000 — the maximum number of original recipients for a message."
+    assert answer_strength(asked_for(size), count, size) < 1.0
+    assert answer_strength(asked_for(size), "The default size limit is 50000 bytes.", size) == 1.0

@@ -716,3 +716,56 @@ def test_a_row_naming_its_setting_is_judged_by_that_name_not_by_the_heading_abov
     features = candidate_features(question, SubQuestion(id="q1", text=question), [passage], [row], Embedder())
     assert features[0] is not None and features[0].answer == 1.0
     assert names_a_sibling(question, "MaxKeepAliveRequests")  # the heading alone would have judged it a sibling
+
+
+OPTION_ENTRIES = Passage(
+    source_id="s-options",
+    title="Main configuration",
+    text=(
+        "receive_timeout | Use: main | Type: time | Default: 0s\n\n"
+        "This option sets the timeout for accepting a non-SMTP message, that is, the maximum time that the server "
+        "waits when reading a message on the standard input.\n\n"
+        "message_size_limit | Use: main | Type: string | Default: 50M\n\n"
+        "This option limits the maximum size of message that the server will process.\n\n"
+        "recipients_max | Use: main | Type: integer | Default: 50000\n\n"
+        "If this option is set greater than zero, it specifies the maximum number of original recipients for any "
+        "message."
+    ),
+)
+
+
+def test_an_option_entry_written_as_a_row_of_fields_heads_its_description() -> None:
+    """Reference manuals lay out each option as a lone row ('name | Use: main | Type: integer | Default: 50000')
+    above its description: the description is quoted with it, so the default stands in the quote."""
+    question = "By default, what is the maximum number of original recipients for a single message?"
+    [best, *_] = extract(question, question, [OPTION_ENTRIES])
+    assert best.quote.startswith("recipients_max | Use: main | Type: integer | Default: 50000\n\n")
+    by_focal = {c.focal: c for c in candidates([OPTION_ENTRIES])}
+    assert by_focal["This option limits the maximum size of message that the server will process."].lead
+
+
+def test_a_size_is_not_answered_by_a_default_time() -> None:
+    question = "What is the largest message the server will accept by default?"
+    [best, *_] = extract(question, question, [OPTION_ENTRIES])
+    assert "Default: 50M" in best.quote
+
+
+LOG_FLAGS = Passage(
+    source_id="s-log",
+    title="Log files",
+    text=(
+        "Log lines can readily be picked out by the distinctive two-character flags that follow the timestamp. "
+        "The flags are:\n\n"
+        "<= | message arrival\n\n=> | normal message delivery\n\n-> | additional address in same delivery\n\n"
+        "** | delivery failed; address bounced\n\n== | delivery deferred; temporary problem"
+    ),
+)
+
+
+def test_a_table_keyed_by_symbols_answers_a_question_that_names_one() -> None:
+    question = "In the main log, what does the two-character flag == after the timestamp indicate?"
+    assert "==" in names_in(question)
+    rows = [c.quote for c in candidates([LOG_FLAGS]) if c.row]
+    assert "-> | additional address in same delivery" in rows, "a row's symbols are its first cell, no list marker"
+    [best, *_] = extract(question, question, [LOG_FLAGS])
+    assert best.quote == "== | delivery deferred; temporary problem"
