@@ -12,8 +12,8 @@ different models never mix in one ranking.
 
 Building a BM25 index over a large corpus takes seconds, so BM25 indexes are
 cached per filter and rebuilt only when the chunks under that filter change.
-Revision counters, kept in the collection's metadata and bumped before every
-write, say when that is. Corpus-wide BM25 indexes are also saved next to the
+Revision counters, kept in the collection's metadata and bumped before and
+after every write, say when that is. Corpus-wide BM25 indexes are also saved next to the
 database, so a new process loads them instead of rebuilding.
 
 Many processes may share one repository folder (several CLI runs, page servers). A
@@ -48,7 +48,7 @@ import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -270,13 +270,27 @@ class ResearchRepository:
             yield
 
     @contextmanager
-    def _writing_documents(self, source_ids: Collection[str]) -> Iterator[None]:
+    def _writing_documents(self, source_ids: Collection[str], corpora: Iterable[str] = ()) -> Iterator[None]:
         """Hold what replacing these documents' chunks takes: the folder's lock exclusive and, on a team's Chroma
-        server, these documents' team locks, not the collection's, so workers writing other documents go on."""
+        server, these documents' team locks, not the collection's, so workers writing other documents go on.
+
+        The revision counters of the corpora the documents are in (and will be in: `corpora`) are bumped before
+        the block and again once it has ended, failed too. On a team's server a worker on another machine may build
+        a BM25 index while the write goes on, under the first bump's revision; the second tells it that index holds
+        only part of the write, so it rebuilds."""
         with self._guard.exclusive(), self._team(f"document {source_id}" for source_id in source_ids):
             with self._lock:
                 self._fresh()
-            yield
+                changed = self._corpora_of(list(source_ids)) | set(corpora)
+                self._bump(changed)
+            try:
+                yield
+            except BaseException:
+                with suppress(Exception), self._lock:  # best effort: the write's own error is the one to report
+                    self._bump(changed)
+                raise
+            with self._lock:
+                self._bump(changed)
 
     def _team_writer(self, *, shared: bool = False) -> AbstractContextManager[None]:
         """The collection's team lock (see the module's docstring for the order locks are taken in)."""
@@ -344,9 +358,8 @@ class ResearchRepository:
                 part = latest[start : start + _DOCS_PER_BATCH]
                 check_stop()
                 ids = [doc.source_id for doc in part]
-                with self._writing_documents(ids):
+                with self._writing_documents(ids, {doc.corpus or "" for doc in part}):
                     with self._lock:
-                        self._bump(self._corpora_of(ids) | {doc.corpus or "" for doc in part})
                         self._collection.delete(where={"source_id": {"$in": ids}})
                     batch: list[TextNode] = []
                     for node, reached in self._nodes(part, run_id, chunked or {}):
@@ -383,7 +396,6 @@ class ResearchRepository:
         if not ids:
             return
         with self._writing_documents(ids), self._lock:
-            self._bump(self._corpora_of(ids))
             self._collection.delete(where={"source_id": {"$in": ids}})
 
     def _nodes(
@@ -494,7 +506,8 @@ class ResearchRepository:
         return dict(self._client.get_collection(self._name, embedding_function=None).metadata or {})
 
     def _bump(self, corpora: Iterable[str]) -> None:
-        """Mark the chunks of these corpora (and the whole collection) as changed, before changing them.
+        """Mark the chunks of these corpora (and the whole collection) as changed, before changing them and again
+        after (`_writing_documents`).
 
         Bumping first means a crash mid-write can only cause a needless BM25 rebuild, never a stale one. On a
         team's server, writers of other documents bump at the same time: the counters are read and written under

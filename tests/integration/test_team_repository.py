@@ -1,7 +1,8 @@
 """The shared repository on a team's servers (a Chroma server, locks in PostgreSQL, both started here on loopback):
 workers indexing different documents never wait for each other, and workers indexing the same document take
-turns, so it ends up with exactly one copy's chunks. Each repository here has a folder of its own, as a worker
-on another machine would."""
+turns, so it ends up with exactly one copy's chunks; a worker that searched while another was half-way through a
+write finds all of it once it is written. Each repository here has a folder of its own, as a worker on another
+machine would."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pydantic import PrivateAttr
 from support.server_process import Server
 from support.team_servers import Postgres, chroma_server, postgres
 
+from research_assistant.knowledge import repository
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.knowledge.embeddings import HashingEmbedding
 from research_assistant.knowledge.repository import ResearchRepository, collection_name_for
@@ -30,19 +32,25 @@ WAIT = 30.0
 
 
 class GatedEmbedding(HashingEmbedding):
-    """The hashing embedding, which holds each batch until `gate` opens: a write caught half-way, its old chunks
-    deleted and its new ones not yet stored. Named per test, so every test has a collection of its own."""
+    """The hashing embedding, which holds each batch after the first `let_through` until `gate` opens: a write
+    caught half-way, its old chunks deleted and its new ones not yet (or only partly) stored. Named per test, so
+    every test has a collection of its own."""
 
     _gate: threading.Event = PrivateAttr(default_factory=threading.Event)
     _entered: threading.Event = PrivateAttr(default_factory=threading.Event)
+    _let_through: int = PrivateAttr(default=0)
 
-    def __init__(self, name: str, *, gated: bool) -> None:
+    def __init__(self, name: str, *, gated: bool, let_through: int = 0) -> None:
         super().__init__()
         self.model_name = name
+        self._let_through = let_through
         if not gated:
             self._gate.set()
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        if self._let_through > 0:
+            self._let_through -= 1
+            return super()._get_text_embeddings(texts)
         self._entered.set()
         assert self._gate.wait(WAIT), "the test never let the write go on"
         return super()._get_text_embeddings(texts)
@@ -70,8 +78,10 @@ def page(number: int, text: str, version: str = "1") -> StoredDocument:
     )
 
 
-def worker(folder: Path, name: str, *, gated: bool = False) -> tuple[ResearchRepository, GatedEmbedding]:
-    embedding = GatedEmbedding(name, gated=gated)
+def worker(
+    folder: Path, name: str, *, gated: bool = False, let_through: int = 0
+) -> tuple[ResearchRepository, GatedEmbedding]:
+    embedding = GatedEmbedding(name, gated=gated, let_through=let_through)
     return ResearchRepository(folder, embedding, chunk_size=200, chunk_overlap=20), embedding
 
 
@@ -129,3 +139,25 @@ def test_workers_indexing_the_same_document_take_turns_and_keep_one_copy(team: s
     assert waited, "the second worker wrote the document while the first was half-way through it"
     assert "error" not in first_outcome and "error" not in second_outcome
     assert stored(team) == [("S0000000007", 0, "7-new")]  # the last copy, whole, once
+
+
+def test_a_worker_that_searched_during_another_workers_write_finds_the_whole_page_once_it_is_written(
+    team: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(repository, "_NODES_PER_BATCH", 4)  # a page stored in several batches
+    writer, writer_embedding = worker(tmp_path / "a", team, gated=True, let_through=1)
+    reader, _ = worker(tmp_path / "b", team)
+    text = " ".join(f"Tram {n} leaves the depot at {n} minutes past the hour." for n in range(60))
+    held, outcome = in_thread(lambda: writer.add_documents([page(3, text)], "run-a"))
+    assert writer_embedding._entered.wait(WAIT)  # the page's first 4 chunks are stored, the rest held back
+
+    early = reader.retrieve("When does the tram leave the depot?", 100)
+    writer_embedding._gate.set()
+    held.join(WAIT)
+    chunks = outcome.get("result")
+    assert isinstance(chunks, int) and chunks > 8
+    assert len(early) == 4  # the reader searched the half-written page
+
+    assert len(reader.retrieve("When does the tram leave the depot?", 100)) == chunks
+    restarted, _ = worker(tmp_path / "b", team)  # the same worker started again, with its saved BM25 index
+    assert len(restarted.retrieve("When does the tram leave the depot?", 100)) == chunks
