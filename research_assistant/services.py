@@ -17,7 +17,7 @@ it in the background (`Services.warm_up`) while those first steps run.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from llama_index.core.embeddings import BaseEmbedding
 
     from research_assistant.knowledge.documents import StoredDocument
-    from research_assistant.knowledge.repository import ResearchRepository
+    from research_assistant.knowledge.repository import DocumentInfo, ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
     from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
@@ -99,12 +99,16 @@ class Services:
 WEB_KINDS: tuple[SourceKind, ...] = ("web", "news", "academic", "wiki")
 
 _shared: dict[tuple[object, ...], object] = {}
-_lock = threading.RLock()
+_making: dict[tuple[object, ...], threading.RLock] = {}
+_lock = threading.Lock()
 
 
 def shared(key: tuple[object, ...], make: Callable[[], T]) -> T:
-    """The one object kept under `key` (its kind first, then what identifies it), made on first use."""
+    """The one object kept under `key` (its kind first, then what identifies it), made on first use. Only those
+    asking for the same key wait while it is made: the web reader is made while the repository opens."""
     with _lock:
+        making = _making.setdefault(key, threading.RLock())
+    with making:
         if key not in _shared:
             _shared[key] = make()
         return cast(T, _shared[key])
@@ -277,15 +281,29 @@ def _local_provider(settings: Settings, corpus: Path, db_dir: Path, cache_dir: P
 
 
 def _web_reader(settings: Settings, db_dir: Path, cache_dir: Path) -> SourceReader:
-    """The web reader, one per repository and cache: its fetcher keeps the per-host limits of every run."""
+    """The web reader, one per repository and cache: its fetcher keeps the per-host limits of every run. It reads
+    pages while the repository opens, and waits for it only to index them."""
     from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.web.setup import build_web_reader
 
     def make() -> SourceReader:
         documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
-        return build_web_reader(settings, documents, repository_at(db_dir))
+        return build_web_reader(settings, documents, _IndexWhenNeeded(db_dir))
 
     return shared(("web reader", db_dir, cache_dir, settings.embedding), make)
+
+
+class _IndexWhenNeeded:
+    """The repository in `db_dir` as the web reader uses it, opened when it first indexes a page."""
+
+    def __init__(self, db_dir: Path) -> None:
+        self._db_dir = db_dir
+
+    def document_info(self, source_ids: Iterable[str]) -> Mapping[str, DocumentInfo]:
+        return repository_at(self._db_dir).document_info(source_ids)
+
+    def add_documents(self, docs: Sequence[StoredDocument], run_id: str) -> int:
+        return repository_at(self._db_dir).add_documents(docs, run_id)
 
 
 def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, embedding: object) -> Reasoner:

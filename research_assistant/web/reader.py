@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from research_assistant.concurrency import in_thread
 from research_assistant.knowledge.documents import StoredDocument
@@ -35,10 +36,18 @@ from research_assistant.web.wayback import find_snapshot
 
 if TYPE_CHECKING:
     from research_assistant.knowledge.document_cache import DocumentCache
-    from research_assistant.knowledge.repository import ResearchRepository
+    from research_assistant.knowledge.repository import DocumentInfo
     from research_assistant.web.render import BrowserRenderer
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
+class PageIndex(Protocol):
+    """What the reader asks of the research repository: whether it holds a document, and to index one."""
+
+    def document_info(self, source_ids: Iterable[str]) -> Mapping[str, DocumentInfo]: ...
+
+    def add_documents(self, docs: Sequence[StoredDocument], run_id: str) -> int: ...
 
 
 def worth_archive(error: FetchError) -> bool:
@@ -57,7 +66,7 @@ class WebPageReader:
         self,
         fetcher: PageFetcher,
         documents: DocumentCache,
-        repository: ResearchRepository | None,
+        repository: PageIndex | None,
         *,
         renderer: BrowserRenderer | None,
         archive_base_url: str | None,

@@ -8,9 +8,8 @@ from research_assistant.settings import Settings
 
 if TYPE_CHECKING:
     from research_assistant.knowledge.document_cache import DocumentCache
-    from research_assistant.knowledge.repository import ResearchRepository
     from research_assistant.web.fetcher import Fetcher
-    from research_assistant.web.reader import WebPageReader
+    from research_assistant.web.reader import PageIndex, WebPageReader
 
 
 def build_fetcher(settings: Settings) -> Fetcher:
@@ -20,9 +19,7 @@ def build_fetcher(settings: Settings) -> Fetcher:
     return Fetcher(FetchLimits.from_settings(settings), AddressPolicy(settings.private_networks))
 
 
-def build_web_reader(
-    settings: Settings, documents: DocumentCache, repository: ResearchRepository | None
-) -> WebPageReader:
+def build_web_reader(settings: Settings, documents: DocumentCache, repository: PageIndex | None) -> WebPageReader:
     """The reader for web sources: guarded fetcher, browser when enabled, archive fallback, cache TTL."""
     from research_assistant.web.failures import FailureLog
     from research_assistant.web.reader import WebPageReader
