@@ -160,8 +160,8 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
             found, skipped = web_providers(kind, settings, context.providers)
             providers.extend(found)
             notices.extend(Notice(message=message) for message in skipped)
-        web_reader = Deferred(lambda: _web_reader(settings, db_dir, cache_dir))  # it indexes into the repository
-        deferred.append(web_reader)
+        web_reader = Deferred(lambda: _web_reader(settings, db_dir, cache_dir))
+        deferred.insert(0, web_reader)  # opened first: browsing needs it before anything needs the repository
         reader = _ReaderWhenReady(web_reader)
         readers.update({SourceType(kind): reader for kind in WEB_KINDS})
     if not providers:

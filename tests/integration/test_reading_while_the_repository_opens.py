@@ -44,6 +44,8 @@ async def test_a_page_is_fetched_while_the_repository_opens_and_indexed_once_it_
         services = open_services(context)
         services.warm_up()  # the repository starts opening, and stays at it until the gate opens
         assert await asyncio.to_thread(opening.wait, 60)
+        opened = [value.ready for value in services.deferred]  # the web reader, the embedding model, the repository
+        assert opened.count(False) == 1, "the warm-up opened the repository before the web reader"
         url = web.url(PAGE)
         source = SourceRecord(
             id=source_id_for(url), locator=url, title="", provider="tavily", source_type=SourceType.WEB
