@@ -8,6 +8,7 @@ pickle: a tampered checkpoint file cannot make `resume` run arbitrary code.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,8 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from research_assistant.database import (
+    DATABASE,
+    SETUP_LOCK,
+    connection_options,
+    pool_problem,
+    probe,
+    take_advisory_lock_async,
+)
+from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable, database_url
+
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -57,12 +69,8 @@ def safe_serializer() -> JsonPlusSerializer:
 async def open_checkpointer(db_dir: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     """The run checkpointer, committed after every step: in the team's PostgreSQL database when
     `RESEARCH_DATABASE_URL` is set, else in `db_dir` (which the run store has created)."""
-    from research_assistant.servers import database_url
-
     url = database_url()
     if url:
-        from research_assistant.runs.postgres import open_postgres_checkpointer
-
         async with open_postgres_checkpointer(url) as postgres:
             yield postgres
         return
@@ -89,10 +97,41 @@ async def open_sqlite_checkpointer(db_dir: Path) -> AsyncIterator[AsyncSqliteSav
         yield saver
 
 
+@asynccontextmanager
+async def open_postgres_checkpointer(url: str) -> AsyncIterator[AsyncPostgresSaver]:
+    """LangGraph's Postgres checkpointer with our pickle-free, scrubbing serializer, over a pool opened for this
+    event loop; its tables are created or migrated first (one process at a time)."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg import OperationalError
+    from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+    await asyncio.to_thread(probe, url)
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        url, min_size=1, max_size=4, kwargs=connection_options(), open=False, timeout=CONNECT_SECONDS
+    )
+    try:
+        await pool.open(wait=True, timeout=CONNECT_SECONDS)
+        saver = AsyncPostgresSaver(pool, serde=safe_serializer())
+        async with pool.connection() as connection:
+            await take_advisory_lock_async(connection, SETUP_LOCK)
+            try:
+                await saver.setup()
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+    except (OperationalError, PoolTimeout) as error:
+        await pool.close()
+        raise ServerUnavailable(DATABASE, url, pool_problem(error, url)) from None
+    except BaseException:
+        await pool.close()
+        raise
+    try:
+        yield saver
+    finally:
+        await pool.close()
+
+
 async def delete_checkpoints(db_dir: Path, run_id: str) -> None:
     """Every checkpoint of run `run_id` (its thread), gone; nothing to do when no run was ever checkpointed."""
-    from research_assistant.servers import database_url
-
     if not database_url() and not (db_dir / CHECKPOINT_FILE).exists():
         return
     async with open_checkpointer(db_dir) as saver:

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from research_assistant.database import SharedCache
-from research_assistant.runs.checkpoints import CHECKPOINT_FILE, open_sqlite_checkpointer
-from research_assistant.runs.postgres import PostgresRunStore, open_postgres_checkpointer
+from research_assistant.runs.checkpoints import CHECKPOINT_FILE, open_postgres_checkpointer, open_sqlite_checkpointer
 from research_assistant.runs.records import RunRecord
-from research_assistant.runs.store import STORE_FILE, RunStore
+from research_assistant.runs.store import STORE_FILE, PostgresRunStore, RunStore
 from research_assistant.settings import redact_url
 
 if TYPE_CHECKING:

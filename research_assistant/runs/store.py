@@ -1,23 +1,32 @@
 """The run store: every run's record and trace, in an embedded SQLite file next to the repository data
-(or, for a team, in PostgreSQL: `runs.postgres`).
+(`RunStore`) or, for a team, in PostgreSQL (`PostgresRunStore`).
 
 One row per run (its `RunRecord` as JSON, with the columns listing needs) and
 one row per trace event. Each write commits at once, so a killed process loses
 nothing it had recorded. The CLI and the page read the same store.
+
+In PostgreSQL the runs and traces of every worker pointed at the database live together, so a run started by one
+process is listed, shown, resumed or finished by any other; a run another machine is running is judged by its
+lease (`runs.leases`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import socket
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from research_assistant.damage import naming, prepare_sqlite, runs_remedy
+from research_assistant.database import pool_for, query
+from research_assistant.runs.leases import LEASE_SECONDS, heartbeats
 from research_assistant.runs.records import RunRecord, RunStatus, TraceEvent
 from research_assistant.secrets import scrub
+from research_assistant.servers import database_url
 
 STORE_FILE = "runs.sqlite"
 
@@ -42,7 +51,7 @@ class RunNotFound(LookupError):
 
 class RunStore:
     """Every run's record and trace. `RunStore.at` opens the configured one: this embedded SQLite file, or the
-    team's PostgreSQL database (`runs.postgres.PostgresRunStore`) when `RESEARCH_DATABASE_URL` is set; both keep
+    team's PostgreSQL database (`PostgresRunStore`) when `RESEARCH_DATABASE_URL` is set; both keep
     this interface, so callers never ask which."""
 
     def __init__(self, path: Path) -> None:
@@ -62,14 +71,8 @@ class RunStore:
     @classmethod
     def at(cls, db_dir: Path) -> RunStore:
         """The run store runs are recorded in: the team's database when one is configured, else `db_dir`'s file."""
-        from research_assistant.servers import database_url
-
         url = database_url()
-        if url:
-            from research_assistant.runs.postgres import PostgresRunStore
-
-            return PostgresRunStore(url)
-        return cls(db_dir / STORE_FILE)
+        return PostgresRunStore(url) if url else cls(db_dir / STORE_FILE)
 
     def close(self) -> None:
         with self._lock:
@@ -123,7 +126,7 @@ class RunStore:
             self.save(record)
         return record
 
-    # -- the storage itself: one SQL statement each (SQLite here, PostgreSQL in `runs.postgres`) -------------------
+    # -- the storage itself: one SQL statement each (SQLite here, PostgreSQL in `PostgresRunStore`) -------------------
 
     def _put(self, run_id: str, started_at: float, record: str) -> None:
         with self._lock:
@@ -173,6 +176,99 @@ class RunStore:
         with self._lock:
             row = self._db.execute("SELECT MAX(seq) FROM events WHERE run_id = ?", (run_id,)).fetchone()
         return None if row[0] is None else int(row[0])
+
+
+class PostgresRunStore(RunStore):
+    """`RunStore` over the team's database: the same records and events, in tables `research_runs` and
+    `research_events`, and a lease for each running run (`heartbeat_at`)."""
+
+    def __init__(self, url: str) -> None:  # no SQLite file: the pool is the process's
+        self.url = url
+        self._lock = threading.Lock()
+        pool_for(url, os.getpid())  # connects, and creates the tables, now
+
+    def close(self) -> None:
+        """Nothing to do: the pool is shared by every store of this process and closed with it."""
+
+    def save(self, record: RunRecord) -> None:
+        """As embedded; a run this process is running also has its lease renewed until it is saved ended."""
+        super().save(record)
+        beats = heartbeats(self.url)
+        if record.status is RunStatus.RUNNING and record.pid == os.getpid():
+            beats.running(record.run_id)
+        else:
+            beats.ended(record.run_id)
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        return query(self.url, sql, params)
+
+    def _put(self, run_id: str, started_at: float, record: str) -> None:
+        self._query(
+            "INSERT INTO research_runs (run_id, started_at, record, host, heartbeat_at) VALUES (%s, %s, %s, %s, now()) "
+            "ON CONFLICT (run_id) DO UPDATE SET record = excluded.record, host = excluded.host, "
+            "heartbeat_at = excluded.heartbeat_at",
+            (run_id, started_at, record, socket.gethostname()),
+        )
+
+    def _current(self, record: RunRecord) -> RunRecord:
+        """As embedded for runs last written on this machine (a process id says nothing about another machine's
+        processes); a run another machine's worker is running is judged by its lease instead: silent for longer
+        than `LEASE_SECONDS`, its worker stopped and it was interrupted."""
+        if record.status is RunStatus.RUNNING:
+            rows = self._query(
+                "SELECT host, EXTRACT(EPOCH FROM now() - heartbeat_at) AS silent FROM research_runs WHERE run_id = %s",
+                (record.run_id,),
+            )
+            if rows and rows[0]["host"] not in ("", socket.gethostname()):
+                silent = rows[0]["silent"]
+                if silent is None or float(silent) <= LEASE_SECONDS:  # renewed lately, or by a worker without leases
+                    return record
+                record = record.model_copy(update={"status": RunStatus.INTERRUPTED, "pid": None})
+                self.save(record)
+                return record
+        return super()._current(record)
+
+    def silent_seconds(self, run_id: str) -> float | None:
+        """How long ago the run's lease was last renewed, by the database's clock; None when never."""
+        rows = self._query(
+            "SELECT EXTRACT(EPOCH FROM now() - heartbeat_at) AS silent FROM research_runs WHERE run_id = %s", (run_id,)
+        )
+        silent = rows[0]["silent"] if rows else None
+        return None if silent is None else float(silent)
+
+    def _record(self, run_id: str) -> str | None:
+        rows = self._query("SELECT record FROM research_runs WHERE run_id = %s", (run_id,))
+        return str(rows[0]["record"]) if rows else None
+
+    def _ids_starting(self, prefix: str, limit: int) -> list[str]:
+        rows = self._query(
+            "SELECT run_id FROM research_runs WHERE left(run_id, %s) = %s LIMIT %s", (len(prefix), prefix, limit)
+        )
+        return [str(row["run_id"]) for row in rows]
+
+    def _latest(self, limit: int) -> list[str]:
+        rows = self._query("SELECT record FROM research_runs ORDER BY started_at DESC LIMIT %s", (limit,))
+        return [str(row["record"]) for row in rows]
+
+    def delete(self, run_id: str) -> bool:
+        self._query("DELETE FROM research_events WHERE run_id = %s", (run_id,))
+        return bool(self._query("DELETE FROM research_runs WHERE run_id = %s RETURNING run_id", (run_id,)))
+
+    def _put_event(self, run_id: str, seq: int, event: str) -> None:
+        self._query(
+            "INSERT INTO research_events (run_id, seq, event) VALUES (%s, %s, %s) "
+            "ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event",
+            (run_id, seq, event),
+        )
+
+    def _events(self, run_id: str) -> list[str]:
+        rows = self._query("SELECT event FROM research_events WHERE run_id = %s ORDER BY seq", (run_id,))
+        return [str(row["event"]) for row in rows]
+
+    def _last_seq(self, run_id: str) -> int | None:
+        rows = self._query("SELECT MAX(seq) AS last FROM research_events WHERE run_id = %s", (run_id,))
+        last = rows[0]["last"] if rows else None
+        return None if last is None else int(last)
 
 
 def process_start(pid: int) -> int | None:

@@ -22,9 +22,8 @@ from research_assistant.context import Context, Depth
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.database import SharedCache
 from research_assistant.runner import run_research, saved_state
-from research_assistant.runs.postgres import PostgresRunStore
 from research_assistant.runs.records import RunStatus
-from research_assistant.runs.store import RunStore
+from research_assistant.runs.store import PostgresRunStore, RunStore
 from research_assistant.settings import get_settings
 
 __all__ = ["chroma_server", "postgres"]  # the fixtures

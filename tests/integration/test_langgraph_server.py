@@ -32,8 +32,7 @@ from support.team_servers import Postgres, postgres
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.corpus.loaders import load_file
 from research_assistant.report.verify import check_rendered_citations, parse_sources
-from research_assistant.runs.checkpoints import open_sqlite_checkpointer
-from research_assistant.runs.postgres import open_postgres_checkpointer
+from research_assistant.runs.checkpoints import open_postgres_checkpointer, open_sqlite_checkpointer
 
 __all__ = ["postgres"]  # the fixture
 

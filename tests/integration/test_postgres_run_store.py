@@ -17,9 +17,10 @@ from support.team_servers import Postgres, postgres
 
 from research_assistant.context import Context
 from research_assistant.database import SETUP_LOCK, pool_for
-from research_assistant.runs.postgres import LEASE_SECONDS, PostgresRunStore, heartbeats, open_postgres_checkpointer
+from research_assistant.runs.checkpoints import open_postgres_checkpointer
+from research_assistant.runs.leases import LEASE_SECONDS, heartbeats
 from research_assistant.runs.records import RESUMABLE, EventKind, RunRecord, RunStatus, TraceEvent
-from research_assistant.runs.store import RunNotFound
+from research_assistant.runs.store import PostgresRunStore, RunNotFound
 
 __all__ = ["postgres"]  # the fixture
 
