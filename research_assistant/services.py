@@ -29,11 +29,11 @@ from research_assistant.settings import Settings, get_settings
 if TYPE_CHECKING:
     from llama_index.core.embeddings import BaseEmbedding
 
+    from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.knowledge.documents import StoredDocument
     from research_assistant.knowledge.repository import DocumentInfo, ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
-    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
     from research_assistant.schemas import ModelUsage, Notice, Passage, SearchResult, SourceRecord, SourceType
     from research_assistant.search.base import SearchProvider
     from research_assistant.search.cache import SearchCache
@@ -130,7 +130,6 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
     (from its checkpointed state), which its budget counts. Raises `ConfigurationError` when nothing can be
     searched."""
     from research_assistant.corpus.reader import LocalFileReader
-    from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.schemas import Notice, SourceType
     from research_assistant.search.cache import SearchCache
 
@@ -142,7 +141,7 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
     embedding = Deferred(embedding_model)
     repository = Deferred(lambda: repository_at(db_dir))
     deferred: list[Deferred[Any]] = [embedding, repository]
-    documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
+    documents = _documents(cache_dir)
     providers: list[SearchProvider] = []
     notices: list[Notice] = []
     readers: dict[SourceType, SourceReader] = {}
@@ -185,18 +184,8 @@ class _PassagesWhenNeeded:
     def __init__(self, repository: Deferred[ResearchRepository]) -> None:
         self._repository = repository
 
-    def retrieve(
-        self,
-        query: str,
-        k: int,
-        *,
-        source_ids: Collection[str] | None = None,
-        corpus: str | None = None,
-        alternatives: Sequence[str] = (),
-    ) -> list[Passage]:
-        return self._repository.get().retrieve(
-            query, k, source_ids=source_ids, corpus=corpus, alternatives=alternatives
-        )
+    def retrieve(self, query: str, k: int, **options: Any) -> list[Passage]:
+        return self._repository.get().retrieve(query, k, **options)
 
 
 class _ProviderWhenReady:
@@ -266,16 +255,21 @@ def repository_at(db_dir: Path) -> ResearchRepository:
     )
 
 
+def _documents(cache_dir: Path) -> DocumentCache:
+    """The document cache in `cache_dir`, one per process: every run and reader shares it."""
+    from research_assistant.knowledge.document_cache import DocumentCache
+
+    return shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
+
+
 def _local_provider(settings: Settings, corpus: Path, db_dir: Path, cache_dir: Path) -> SearchProvider:
     """The local corpus's provider, one per corpus, repository and cache: it syncs the folder one run at a time."""
     from research_assistant.corpus.indexer import CorpusIndexer
-    from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.search.local import LocalCorpusProvider
 
     def make() -> LocalCorpusProvider:
         repository = repository_at(db_dir)
-        documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
-        return LocalCorpusProvider(CorpusIndexer(corpus, repository, documents), repository)
+        return LocalCorpusProvider(CorpusIndexer(corpus, repository, _documents(cache_dir)), repository)
 
     return shared(("local", corpus.resolve(), db_dir, cache_dir, settings.embedding), make)
 
@@ -283,12 +277,10 @@ def _local_provider(settings: Settings, corpus: Path, db_dir: Path, cache_dir: P
 def _web_reader(settings: Settings, db_dir: Path, cache_dir: Path) -> SourceReader:
     """The web reader, one per repository and cache: its fetcher keeps the per-host limits of every run. It reads
     pages while the repository opens, and waits for it only to index them."""
-    from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.web.setup import build_web_reader
 
     def make() -> SourceReader:
-        documents = shared(("documents", cache_dir), lambda: DocumentCache(cache_dir))
-        return build_web_reader(settings, documents, _IndexWhenNeeded(db_dir))
+        return build_web_reader(settings, _documents(cache_dir), _IndexWhenNeeded(db_dir))
 
     return shared(("web reader", db_dir, cache_dir, settings.embedding), make)
 
@@ -308,7 +300,9 @@ class _IndexWhenNeeded:
 
 def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, embedding: object) -> Reasoner:
     """The LLM reasoner when models are configured (extractive as its fallback), otherwise the extractive one."""
-    extractive = _extractive(embedding)
+    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+
+    extractive = ExtractiveReasoner(embedding)
     if not settings.uses_llm:
         return extractive
     from research_assistant.reasoning.llm.cache import ResponseCache
@@ -329,12 +323,6 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, em
     # Evidence ids are content hashes: what surrounds a quote is the same in every run, so runs share the memo.
     memo = shared(("surroundings",), SurroundingsMemo)
     return LLMReasoner(caller, extractive, settings.confidence_threshold, context=context, surroundings=memo)
-
-
-def _extractive(embedding: object) -> ExtractiveReasoner:
-    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-
-    return ExtractiveReasoner(embedding)
 
 
 def _require_corpus(corpus_dir: Path | None) -> Path:
