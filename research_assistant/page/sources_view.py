@@ -13,20 +13,13 @@ import streamlit as st
 
 from research_assistant.context import CitationStyle
 from research_assistant.page.text import domain_of, escape_markdown, locator_markdown
-from research_assistant.report.citations import format_source
+from research_assistant.report.citations import TYPE_NAMES, format_source
 from research_assistant.report.locations import relative_code_spans
 from research_assistant.report.verify import normalize_whitespace, parse_sources
-from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus, SourceType
+from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus
 
 QUOTES_PER_CARD = 5
 DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes: a local document larger than this is not offered for download
-TYPE_NAMES = {
-    SourceType.LOCAL: "local document",
-    SourceType.WEB: "web page",
-    SourceType.NEWS: "news article",
-    SourceType.ACADEMIC: "academic source",
-    SourceType.WIKI: "wiki article",
-}
 
 
 @dataclass(frozen=True)

@@ -38,13 +38,14 @@ _MLA_MONTHS = ("Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "S
 _ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:$|[T ])")
 _HTTP = re.compile(r"^https?://[^\s<>\x00-\x1f\x7f]+$", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_TYPE_NAMES = {
+TYPE_NAMES = {
     SourceType.LOCAL: "local document",
     SourceType.WEB: "web page",
     SourceType.NEWS: "news article",
     SourceType.ACADEMIC: "academic source",
     SourceType.WIKI: "wiki article",
 }
+"""What each type of source is called, in a Sources entry's note and on the page's source cards."""
 
 
 def escape_markdown(text: str) -> str:
@@ -185,7 +186,7 @@ def _sentence(text: str) -> str:
 
 def _note(source: SourceRecord) -> str:
     """`_(news article; news, credibility 0.80; via http)_`: what the source is and how it was read."""
-    parts = [_TYPE_NAMES.get(source.source_type, str(source.source_type))]
+    parts = [TYPE_NAMES.get(source.source_type, str(source.source_type))]
     if source.credibility is not None:
         parts.append(f"{source.credibility.category.value}, credibility {source.credibility.score:.2f}")
     if source.access_method:
