@@ -179,14 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Whatever reaches the terminal (progress, reports, error lines) is scrubbed of every key the process knows.
         return run_command(args, _scrubbed(sys.stdout), _scrubbed(sys.stderr))
-    except UsageError as error:
+    except (UsageError, ServerUnavailable) as error:  # a server: the team's database or Chroma, and why, in one line
         _say(f"research-assistant: error: {error}")
         return EXIT_USAGE
     except DamagedStore as error:  # the whole path: the line says what to do with it
         print(scrub(f"research-assistant: error: {error}"), file=sys.stderr)
-        return EXIT_USAGE
-    except ServerUnavailable as error:  # the team's database or Chroma server: which one, and why, in one line
-        _say(f"research-assistant: error: {error}")
         return EXIT_USAGE
     except Cancelled as cancelled:
         print(f"research-assistant: {cancelled}", file=sys.stderr)
@@ -557,10 +554,7 @@ def fetch_command(url: str, stdout: TextIO, stderr: TextIO, *, refresh: bool, ma
 
     if not is_web_url(url.strip()):
         raise UsageError(f"not an http(s) URL: {url!r}")
-    try:
-        get_settings()
-    except SettingsError as error:
-        raise UsageError(str(error)) from None
+    _settings()
     from research_assistant.storage import StorageError
 
     try:

@@ -344,16 +344,12 @@ def check_env_file(path: Path) -> None:
         raise SettingsError(f"cannot read {path.absolute()}: {error.strerror or error}") from None
     try:
         text = data.decode("utf-8")
+        binary_at = data.find(b"\x00")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise SettingsError(
-            f"{path.absolute()} line {line}: not text (a binary file?); write NAME=value lines"
-        ) from None
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise SettingsError(
-            f"{path.absolute()} line {line}: not text (a binary file?); write NAME=value lines"
-        ) from None
+        text, binary_at = "", error.start
+    if binary_at >= 0:
+        line = data[:binary_at].count(b"\n") + 1
+        raise SettingsError(f"{path.absolute()} line {line}: not text (a binary file?); write NAME=value lines")
     from dotenv.parser import parse_stream
 
     bad = [binding.original.line for binding in parse_stream(io.StringIO(text)) if binding.error]
