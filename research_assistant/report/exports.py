@@ -22,7 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from research_assistant.context import Context
 from research_assistant.report.citations import unescape_markdown
@@ -56,21 +56,10 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return scrub_with(text, secrets)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
-
-
 def run_json(state: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> str:
     """The run's state (and `extra`, e.g. its parameters and metrics) as indented JSON."""
-    document = {key: _plain(state[key]) for key in STATE_KEYS if key in state}
-    document.update({key: _plain(value) for key, value in (extra or {}).items()})
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    document = {key: state[key] for key in STATE_KEYS if key in state} | dict(extra or {})
+    return json.dumps(to_jsonable_python(document), indent=2, ensure_ascii=False) + "\n"
 
 
 def evidence_csv(evidence: Mapping[str, Evidence], sources: Mapping[str, SourceRecord]) -> str:
