@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from research_assistant.report.citations import escape_markdown as escape_inline
 from research_assistant.report.citations import format_locator
+from research_assistant.text.spaces import clip
 
 _HTTP = re.compile(r"^https?://[^\s<>\x00-\x1f\x7f]+$", re.IGNORECASE)
 
@@ -21,10 +22,6 @@ def one_line(text: str, width: int = 300) -> str:
     """The first non-blank line of `text`, clipped to `width` characters."""
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return clip(line, width)
-
-
-def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def is_http(locator: str) -> bool:

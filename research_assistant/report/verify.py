@@ -25,6 +25,7 @@ from research_assistant.schemas import (
     SourceRecord,
     SourceStatus,
 )
+from research_assistant.text.spaces import clip
 
 
 def normalize_whitespace(text: str) -> str:
@@ -32,8 +33,7 @@ def normalize_whitespace(text: str) -> str:
 
 
 def _short(text: str, limit: int = 60) -> str:
-    text = normalize_whitespace(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(normalize_whitespace(text), limit)
 
 
 class VerificationSummary(Record):

@@ -10,14 +10,11 @@ from research_assistant.context import Context
 from research_assistant.echo import shorten
 from research_assistant.report.summary import model_usage_text
 from research_assistant.runs.records import ModelCalls, RunMetrics, RunRecord, RunStatus, TraceEvent
+from research_assistant.text.spaces import clip
 
 
 def when(epoch: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch)) if epoch else "-"
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def parameters_summary(parameters: Context) -> str:
@@ -50,8 +47,8 @@ def runs_table(records: Sequence[RunRecord]) -> str:
                 record.status.value,
                 when(record.started_at),
                 f"{record.metrics.elapsed_seconds:.1f}" if record.metrics.elapsed_seconds else "-",
-                _clip(parameters_summary(record.parameters), 40),
-                _clip(record.question, 60),
+                clip(parameters_summary(record.parameters), 40),
+                clip(record.question, 60),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]

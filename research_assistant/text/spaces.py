@@ -1,4 +1,4 @@
-"""Whitespace collapsing, apart from the HTML extractor so that its users need not load an HTML parser."""
+"""Whitespace collapsing and clipping, apart from the HTML extractor so that its users need not load an HTML parser."""
 
 from __future__ import annotations
 
@@ -10,3 +10,8 @@ _SPACE = re.compile(r"\s+")
 def collapse(text: str) -> str:
     """Whitespace runs as single spaces, trimmed."""
     return _SPACE.sub(" ", text).strip()
+
+
+def clip(text: str, width: int) -> str:
+    """`text` cut to `width` characters, the last of them an ellipsis when it was longer."""
+    return text if len(text) <= width else text[: width - 1] + "…"

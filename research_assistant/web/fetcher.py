@@ -36,6 +36,7 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from research_assistant.settings import Settings
+from research_assistant.text.spaces import clip
 from research_assistant.web.fetched import PAGE_TYPES, FetchedPage, FetchError, FetchRefused
 from research_assistant.web.guard import AddressPolicy, guarded_transport
 
@@ -242,7 +243,7 @@ class Fetcher:
                 self._policy.check_url(target)
             except FetchRefused as refusal:
                 reason = str(refusal).removeprefix("refused: ")
-                raise FetchRefused(f"refused: redirect to {_shorten(target)}: {reason}") from None
+                raise FetchRefused(f"refused: redirect to {clip(target, 120)}: {reason}") from None
             hops.append(target)
             current = target
 
@@ -370,7 +371,7 @@ class Fetcher:
                     self._robots[origin] = await self._load_robots(state, origin + "/robots.txt")
         rules = self._robots[origin]
         if rules is not None and not rules.can_fetch(self.limits.user_agent, url):
-            raise FetchRefused(f"refused: robots.txt disallows {_shorten(url)}")
+            raise FetchRefused(f"refused: robots.txt disallows {clip(url, 120)}")
 
     async def _load_robots(self, state: _LoopState, robots_url: str) -> RobotFileParser | None:
         """The site's rules; None (everything allowed) when robots.txt is missing, refused, failing or unreachable."""
@@ -503,7 +504,3 @@ def _seconds(value: float) -> str:
 
 def _one_line(error: object) -> str:
     return " ".join(str(error).split()) or type(error).__name__
-
-
-def _shorten(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

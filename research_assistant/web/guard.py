@@ -29,6 +29,7 @@ import anyio
 import httpcore
 import httpx
 
+from research_assistant.text.spaces import clip, collapse
 from research_assistant.web.fetched import FetchError, FetchRefused
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -100,7 +101,7 @@ class AddressPolicy:
             parts = urlsplit(url.strip())
             parts.port  # noqa: B018 - raises ValueError for a port out of range
         except ValueError:
-            raise FetchRefused(f"refused: not a valid URL: {_shorten(url)}") from None
+            raise FetchRefused(f"refused: not a valid URL: {clip(collapse(url), 80)}") from None
         scheme = parts.scheme.lower()
         if scheme not in _SCHEMES:
             what = f"{scheme}: URLs" if scheme else "URLs without a scheme"
@@ -303,11 +304,6 @@ def _number(part: str) -> int | None:
     if not digits or not set(digits) <= _DIGITS[base]:
         return None
     return int(digits, base)
-
-
-def _shorten(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 async def _system_resolver(host: str, port: int) -> list[str]:
