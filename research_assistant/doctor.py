@@ -9,6 +9,7 @@ removed, and the next run that needs it rebuilds it.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,15 +74,17 @@ def damaged_store_line(error: BaseException, db_dir: Path) -> str | None:
 
 def check_stores(db_dir: Path, cache_dir: Path) -> list[Finding]:
     """One finding per store: the three databases, the BM25 cache and the document cache."""
+    from research_assistant.database import check_database
+    from research_assistant.knowledge.chroma_client import check_chroma
     from research_assistant.servers import chroma_url, database_url
 
     findings = []
     names = {RUNS_FILE: "runs", CHECKPOINTS_FILE: "checkpoints", CHROMA_FILE: "repository"}
     if database_url():  # the team's database holds runs and checkpoints: it is checked instead of the files
-        findings.append(check_database_server(database_url()))
+        findings.append(check_server("runs and checkpoints", database_url(), check_database))
         names = {CHROMA_FILE: "repository"}
     if chroma_url():
-        findings.append(check_chroma_server(chroma_url()))
+        findings.append(check_server("repository", chroma_url(), check_chroma))
         names.pop(CHROMA_FILE)
     present = {path.name: (problem, remedy) for path, problem, remedy in sqlite_stores(db_dir)}
     for file, name in names.items():
@@ -99,30 +102,17 @@ def check_stores(db_dir: Path, cache_dir: Path) -> list[Finding]:
     return findings
 
 
-def check_database_server(url: str) -> Finding:
-    """Whether the team's PostgreSQL database answers: one line, its password masked."""
-    from research_assistant.database import check_database
+def check_server(store: str, url: str, check: Callable[[str], str]) -> Finding:
+    """Whether a team's server (the PostgreSQL database, the Chroma server) answers, by `check`, which says what
+    it is or raises `ServerUnavailable`: one line, its password masked."""
     from research_assistant.servers import ServerUnavailable
     from research_assistant.settings import redact_url
 
     try:
-        version = check_database(url)
+        about = check(url)
     except ServerUnavailable as error:
-        return Finding("runs and checkpoints", Path(), "unreachable", str(error))
-    return Finding("runs and checkpoints", Path(), "ok", f"{version} at {redact_url(url)}")
-
-
-def check_chroma_server(url: str) -> Finding:
-    """Whether the team's Chroma server answers: one line."""
-    from research_assistant.knowledge.chroma_client import check_chroma
-    from research_assistant.servers import ServerUnavailable
-    from research_assistant.settings import redact_url
-
-    try:
-        about = check_chroma(url)
-    except ServerUnavailable as error:
-        return Finding("repository", Path(), "unreachable", str(error))
-    return Finding("repository", Path(), "ok", f"{about} at {redact_url(url)}")
+        return Finding(store, Path(), "unreachable", str(error))
+    return Finding(store, Path(), "ok", f"{about} at {redact_url(url)}")
 
 
 def _check_bm25(folder: Path) -> Finding:
