@@ -13,7 +13,7 @@ import inspect
 import logging
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -72,13 +72,9 @@ def run_sync(value: T | Any) -> T:
         return pool.submit(asyncio.run, wait()).result()
 
 
-@contextmanager
-def open_store(db_dir: Path) -> Iterator[RunStore]:
-    store = RunStore.at(db_dir)
-    try:
-        yield store
-    finally:
-        store.close()
+def open_store(db_dir: Path) -> closing[RunStore]:
+    """The run store, closed when the `with` block that opens it ends."""
+    return closing(RunStore.at(db_dir))
 
 
 def failure_message(error: BaseException, run_id: str, db_dir: Path | None = None) -> str:
