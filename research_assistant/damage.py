@@ -55,19 +55,23 @@ def chroma_remedy(path: Path) -> str:
     )
 
 
-def is_damage(error: BaseException | None) -> bool:
-    """Whether `error`, or an error it was raised from, says a database file is damaged."""
+def causes(error: BaseException | None) -> Iterator[BaseException]:
+    """`error`, then each error it was raised from (or while handling), each once."""
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if isinstance(error, sqlite3.DatabaseError) and getattr(error, "sqlite_errorcode", 0) & 0xFF in (
-            _CORRUPT,
-            _NOT_A_DATABASE,
-        ):
-            return True
-        if any(words in str(error) for words in _DAMAGE_WORDS):
-            return True
+        yield error
         error = error.__cause__ or error.__context__
+
+
+def is_damage(error: BaseException | None) -> bool:
+    """Whether `error`, or an error it was raised from, says a database file is damaged."""
+    for cause in causes(error):
+        code = getattr(cause, "sqlite_errorcode", 0) & 0xFF
+        if isinstance(cause, sqlite3.DatabaseError) and code in (_CORRUPT, _NOT_A_DATABASE):
+            return True
+        if any(words in str(cause) for words in _DAMAGE_WORDS):
+            return True
     return False
 
 
@@ -158,17 +162,14 @@ grow its shared-memory file."""
 
 def is_full(error: BaseException | None, folder: Path) -> bool:
     """Whether `error`, or an error it was raised from, says the disk holding `folder` is full."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-        if code == _FULL or (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)):
+    for cause in causes(error):
+        code = getattr(cause, "sqlite_errorcode", 0) & 0xFF
+        if code == _FULL or (isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT)):
             return True
-        if any(words in str(error) for words in _FULL_WORDS):
+        if any(words in str(cause) for words in _FULL_WORDS):
             return True
-        if (code == _IO_ERROR or "disk I/O error" in str(error)) and _free_space(folder) < _ROOM:
+        if (code == _IO_ERROR or "disk I/O error" in str(cause)) and _free_space(folder) < _ROOM:
             return True
-        error = error.__cause__ or error.__context__
     return False
 
 

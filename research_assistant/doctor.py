@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from research_assistant.damage import (
     DamagedStore,
+    causes,
     checkpoints_remedy,
     chroma_remedy,
     is_damage,
@@ -59,11 +60,9 @@ def sqlite_stores(db_dir: Path) -> list[tuple[Path, str | None, str]]:
 def damaged_store_line(error: BaseException, db_dir: Path) -> str | None:
     """One line naming the damaged database behind `error` and what to do, for the command line and the page;
     None when `error` does not come from a damaged database."""
-    cause: BaseException | None = error
-    while cause is not None:
-        if isinstance(cause, DamagedStore):
-            return str(cause)
-        cause = cause.__cause__ or cause.__context__
+    named = next((cause for cause in causes(error) if isinstance(cause, DamagedStore)), None)
+    if named is not None:
+        return str(named)
     if not is_damage(error):
         return None
     for path, problem, remedy in sqlite_stores(db_dir):  # found damaged after it was opened: which one?
