@@ -31,7 +31,6 @@ INDENT = 6.0  # mm per list depth
 LINK_COLOR = (20, 70, 160)
 CODE_COLOR = (60, 60, 60)
 TEXT_COLOR = (20, 20, 20)
-BOLD_STROKE = 0.18  # mm: the outline that makes letters bold
 
 logging.getLogger("fpdf").setLevel(logging.ERROR)  # font subsetting chatter
 
