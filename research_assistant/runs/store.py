@@ -126,65 +126,70 @@ class RunStore:
             self.save(record)
         return record
 
-    # -- the storage itself: one SQL statement each (SQLite here, PostgreSQL in `PostgresRunStore`) -------------------
+    # -- the storage itself: one SQL statement each, in PostgreSQL's `%s` style, for both databases ---------------
+
+    _RUNS, _EVENTS = "runs", "events"
+    """The tables of run records and of trace events."""
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        """Run one statement, its `%s` placeholders as SQLite's `?`: its rows, as dicts ([] for a write)."""
+        with self._lock:
+            cursor = self._db.execute(sql.replace("%s", "?"), params)
+            columns = [column[0] for column in cursor.description or ()]
+            return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
     def _put(self, run_id: str, started_at: float, record: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO runs (run_id, started_at, record) VALUES (?, ?, ?) "
-                "ON CONFLICT (run_id) DO UPDATE SET record = excluded.record",
-                (run_id, started_at, record),
-            )
+        self._query(
+            f"INSERT INTO {self._RUNS} (run_id, started_at, record) VALUES (%s, %s, %s) "
+            "ON CONFLICT (run_id) DO UPDATE SET record = excluded.record",
+            (run_id, started_at, record),
+        )
 
     def _record(self, run_id: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT record FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return str(row[0]) if row else None
+        rows = self._query(f"SELECT record FROM {self._RUNS} WHERE run_id = %s", (run_id,))
+        return str(rows[0]["record"]) if rows else None
 
     def _ids_starting(self, prefix: str, limit: int) -> list[str]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT ?", (len(prefix), prefix, limit)
-            ).fetchall()
-        return [str(row[0]) for row in rows]
+        rows = self._query(
+            f"SELECT run_id FROM {self._RUNS} WHERE substr(run_id, 1, %s) = %s LIMIT %s", (len(prefix), prefix, limit)
+        )
+        return [str(row["run_id"]) for row in rows]
 
     def _latest(self, limit: int) -> list[str]:
-        with self._lock:
-            rows = self._db.execute("SELECT record FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)).fetchall()
-        return [str(row[0]) for row in rows]
+        rows = self._query(f"SELECT record FROM {self._RUNS} ORDER BY started_at DESC LIMIT %s", (limit,))
+        return [str(row["record"]) for row in rows]
 
     def delete(self, run_id: str) -> bool:
         """Forget a run: its record and its trace (its checkpoints are `checkpoints.delete_checkpoints`'s).
         Whether there was such a run."""
-        with self._lock:
-            self._db.execute("DELETE FROM events WHERE run_id = ?", (run_id,))
-            deleted = self._db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount
-        return deleted > 0
+        self._query(f"DELETE FROM {self._EVENTS} WHERE run_id = %s", (run_id,))
+        return bool(self._query(f"DELETE FROM {self._RUNS} WHERE run_id = %s RETURNING run_id", (run_id,)))
 
     def _put_event(self, run_id: str, seq: int, event: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO events (run_id, seq, event) VALUES (?, ?, ?)", (run_id, seq, event)
-            )
+        self._query(
+            f"INSERT INTO {self._EVENTS} (run_id, seq, event) VALUES (%s, %s, %s) "
+            "ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event",
+            (run_id, seq, event),
+        )
 
     def _events(self, run_id: str) -> list[str]:
-        with self._lock:
-            rows = self._db.execute("SELECT event FROM events WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        return [str(row[0]) for row in rows]
+        rows = self._query(f"SELECT event FROM {self._EVENTS} WHERE run_id = %s ORDER BY seq", (run_id,))
+        return [str(row["event"]) for row in rows]
 
     def _last_seq(self, run_id: str) -> int | None:
-        with self._lock:
-            row = self._db.execute("SELECT MAX(seq) FROM events WHERE run_id = ?", (run_id,)).fetchone()
-        return None if row[0] is None else int(row[0])
+        rows = self._query(f"SELECT MAX(seq) AS last FROM {self._EVENTS} WHERE run_id = %s", (run_id,))
+        last = rows[0]["last"] if rows else None
+        return None if last is None else int(last)
 
 
 class PostgresRunStore(RunStore):
     """`RunStore` over the team's database: the same records and events, in tables `research_runs` and
     `research_events`, and a lease for each running run (`heartbeat_at`)."""
 
+    _RUNS, _EVENTS = "research_runs", "research_events"
+
     def __init__(self, url: str) -> None:  # no SQLite file: the pool is the process's
         self.url = url
-        self._lock = threading.Lock()
         pool_for(url, os.getpid())  # connects, and creates the tables, now
 
     def close(self) -> None:
@@ -199,7 +204,7 @@ class PostgresRunStore(RunStore):
         else:
             beats.ended(record.run_id)
 
-    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:  # one pooled connection
         return query(self.url, sql, params)
 
     def _put(self, run_id: str, started_at: float, record: str) -> None:
@@ -235,40 +240,6 @@ class PostgresRunStore(RunStore):
         )
         silent = rows[0]["silent"] if rows else None
         return None if silent is None else float(silent)
-
-    def _record(self, run_id: str) -> str | None:
-        rows = self._query("SELECT record FROM research_runs WHERE run_id = %s", (run_id,))
-        return str(rows[0]["record"]) if rows else None
-
-    def _ids_starting(self, prefix: str, limit: int) -> list[str]:
-        rows = self._query(
-            "SELECT run_id FROM research_runs WHERE left(run_id, %s) = %s LIMIT %s", (len(prefix), prefix, limit)
-        )
-        return [str(row["run_id"]) for row in rows]
-
-    def _latest(self, limit: int) -> list[str]:
-        rows = self._query("SELECT record FROM research_runs ORDER BY started_at DESC LIMIT %s", (limit,))
-        return [str(row["record"]) for row in rows]
-
-    def delete(self, run_id: str) -> bool:
-        self._query("DELETE FROM research_events WHERE run_id = %s", (run_id,))
-        return bool(self._query("DELETE FROM research_runs WHERE run_id = %s RETURNING run_id", (run_id,)))
-
-    def _put_event(self, run_id: str, seq: int, event: str) -> None:
-        self._query(
-            "INSERT INTO research_events (run_id, seq, event) VALUES (%s, %s, %s) "
-            "ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event",
-            (run_id, seq, event),
-        )
-
-    def _events(self, run_id: str) -> list[str]:
-        rows = self._query("SELECT event FROM research_events WHERE run_id = %s ORDER BY seq", (run_id,))
-        return [str(row["event"]) for row in rows]
-
-    def _last_seq(self, run_id: str) -> int | None:
-        rows = self._query("SELECT MAX(seq) AS last FROM research_events WHERE run_id = %s", (run_id,))
-        last = rows[0]["last"] if rows else None
-        return None if last is None else int(last)
 
 
 def process_start(pid: int) -> int | None:
