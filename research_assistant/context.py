@@ -93,20 +93,12 @@ def _providers(names: list[str] | None) -> list[str] | None:
 RoleName = Annotated[str, AfterValidator(_role)]
 
 
-def _default_depth() -> Depth:
-    return Depth(get_settings().depth)
-
-
-def _default_style() -> CitationStyle:
-    return CitationStyle(get_settings().citation_style)
-
-
 @validated_dataclass
 class Context:
     """What one run may do: depth, sources, limits and where its data lives."""
 
     depth: Depth = field(
-        default_factory=_default_depth,
+        default_factory=lambda: Depth(get_settings().depth),
         metadata={"description": "How thorough the research is: quick, standard or deep."},
     )
     source_types: list[SourceKind] = field(
@@ -118,7 +110,7 @@ class Context:
         metadata={"description": "Folder of local documents; required when 'local' is a source type."},
     )
     citation_style: CitationStyle = field(
-        default_factory=_default_style,
+        default_factory=lambda: CitationStyle(get_settings().citation_style),
         metadata={"description": "How the Sources list is written: numeric, apa or mla."},
     )
     max_sources: Annotated[int | None, Field(ge=1)] = field(
