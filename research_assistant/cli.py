@@ -367,7 +367,6 @@ def inspect_command(args: argparse.Namespace, stdout: TextIO) -> int:
     from research_assistant.runs.metrics import compute_metrics
     from research_assistant.runs.records import EventKind, RunStatus
     from research_assistant.runs.store import RunStore
-    from research_assistant.runs.trace import as_json_lines
     from research_assistant.runs.views import run_details, runs_table
 
     settings = _settings()
@@ -377,7 +376,7 @@ def inspect_command(args: argparse.Namespace, stdout: TextIO) -> int:
     record = _find_run(settings, args.run_id)
     events = RunStore.at(settings.db_dir).events(record.run_id)
     if args.command == "trace":
-        stdout.writelines(as_json_lines(events))
+        stdout.writelines(event.model_dump_json(exclude_none=True) + "\n" for event in events)
         return EXIT_OK
     if record.status is RunStatus.COMPLETED:
         stdout.write(run_details(record, record.metrics, {}))

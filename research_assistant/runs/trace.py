@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from research_assistant.progress import ProgressEvent
@@ -98,7 +98,3 @@ def node_path(namespace: tuple[str, ...], name: str) -> str:
     """`analyze_query` for a graph node; `browse/read_source` for a step inside the browse subgraph."""
     parents = [part.split(":")[0] for part in namespace]
     return "/".join([*parents, name])
-
-
-def as_json_lines(events: Iterable[TraceEvent]) -> Iterable[str]:
-    return (event.model_dump_json(exclude_none=True) + "\n" for event in events)
