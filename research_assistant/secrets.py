@@ -75,12 +75,6 @@ def scrub(text: str) -> str:
     return pattern.sub(REDACTED, text)
 
 
-def scrub_with(text: str, secrets: Iterable[str]) -> str:
-    """`scrub`, with `secrets` remembered first."""
-    remember(*secrets)
-    return scrub(text)
-
-
 def _mask(match: re.Match[bytes]) -> bytes:
     size = len(match.group())
     return REDACTED.encode().ljust(size, b"*") if size >= len(REDACTED) else b"*" * size

@@ -28,7 +28,7 @@ from research_assistant.context import Context
 from research_assistant.report.citations import unescape_markdown
 from research_assistant.report.locations import corpus_roots, relative_code_spans, relative_locator
 from research_assistant.schemas import Evidence, SourceRecord
-from research_assistant.secrets import scrub_with
+from research_assistant.secrets import remember, scrub
 
 STATE_KEYS = (
     "run_id",
@@ -53,7 +53,8 @@ EVIDENCE_COLUMNS = ("evidence_id", "sub_question_id", "claim", "quote", "source_
 def redact(text: str, secrets: Sequence[str]) -> str:
     """`text` with every key in `secrets`, and every other key the process knows, replaced: whatever a model or a
     page did, no key leaves in an export."""
-    return scrub_with(text, secrets)
+    remember(*secrets)
+    return scrub(text)
 
 
 def run_json(state: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> str:
