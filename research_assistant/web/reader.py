@@ -28,7 +28,7 @@ from research_assistant.concurrency import in_thread
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import SourceRecord
-from research_assistant.web.extract import ExtractedPage, decode_html, extract_page, looks_script_only
+from research_assistant.web.extract import HTML_TYPES, ExtractedPage, decode_html, extract_page, looks_script_only
 from research_assistant.web.failures import FailureLog
 from research_assistant.web.fetched import FetchedPage, FetchError, FetchRefused, PageFetcher
 from research_assistant.web.render import RenderUnavailable
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.knowledge.repository import DocumentInfo
     from research_assistant.web.render import BrowserRenderer
-
-_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
 class PageIndex(Protocol):
@@ -141,7 +139,7 @@ class WebPageReader:
     async def _readable(self, page: FetchedPage, notes: list[str]) -> tuple[ExtractedPage | None, str]:
         """The page's main text, rendering it in the browser when the static HTML holds too little."""
         extracted = await _extract(page)
-        if page.content_type not in _HTML_TYPES:
+        if page.content_type not in HTML_TYPES:
             return extracted, "http"
         if extracted is not None and not looks_script_only(decode_html(page), extracted.text, self._render_min_chars):
             return extracted, "http"
