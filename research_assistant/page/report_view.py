@@ -7,7 +7,6 @@ to source card n. Nothing is rendered as HTML.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +16,9 @@ import streamlit as st
 from pydantic import BaseModel
 
 from research_assistant.echo import counted, shorten
-from research_assistant.page.sources_view import all_findings, anchor, failed_sources, has_findings
+from research_assistant.page.sources_view import all_findings, failed_sources, has_findings
 from research_assistant.page.text import escape_markdown
+from research_assistant.report.document import link_citations
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.runs.records import RunMetrics, RunRecord
 from research_assistant.schemas import Notice, ResearchReport
@@ -33,8 +33,6 @@ NO_FINDINGS = (
 MAX_FIGURES = 5
 """Metrics in a row: five fit the main column of a 1280-pixel-wide window with the History open."""
 EARLY_STOPS = ("time limit", "budget", "stopped on request", "cost limit")
-
-_CITATION = re.compile(r"(?<!\\)\[(\d+)\](?!\()")
 
 
 @dataclass(frozen=True)
@@ -68,16 +66,6 @@ def split_report(markdown: str) -> ReportParts:
         else:
             head.append(line)
     return ReportParts("\n".join(head).strip(), [(heading, "\n".join(body).strip()) for heading, body in sections])
-
-
-def link_citations(markdown: str, numbers: Collection[int]) -> str:
-    """Each `[n]` citation of a known source as a link to its card; others, and escaped brackets, left alone."""
-
-    def link(match: re.Match[str]) -> str:
-        number = int(match.group(1))
-        return f"[\\[{number}\\]](#{anchor(number)})" if number in numbers else match.group(0)
-
-    return _CITATION.sub(link, markdown)
 
 
 def early_stop(reason: str | None) -> bool:
