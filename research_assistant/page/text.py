@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from research_assistant.report.citations import escape_markdown as escape_inline
 from research_assistant.report.citations import format_locator
+from research_assistant.report.locations import relative_path as corpus_path  # a corpus file's path, as exports show it
 from research_assistant.text.spaces import clip
 
 _HTTP = re.compile(r"^https?://[^\s<>\x00-\x1f\x7f]+$", re.IGNORECASE)
@@ -34,21 +35,6 @@ def domain_of(locator: str) -> str:
         return ""
     host = (urlsplit(locator.strip()).hostname or "").lower()
     return host.removeprefix("www.")
-
-
-def corpus_path(locator: str, roots: list[Path]) -> str | None:
-    """The locator as a path relative to the corpus folder it lies in; None when it lies in none of `roots`."""
-    if is_http(locator) or "://" in locator:
-        return None
-    path = Path(locator)
-    if not path.is_absolute():
-        return None
-    for root in roots:
-        try:
-            return path.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return None
 
 
 def locator_markdown(locator: str, roots: list[Path]) -> str:

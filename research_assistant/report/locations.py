@@ -69,11 +69,10 @@ def relative_path(locator: str, roots: Sequence[Path]) -> str | None:
     if not path.is_absolute():
         return None
     for root in roots:
-        for base in (root, root / LINKED):
-            try:
-                return path.relative_to(base).as_posix()
-            except ValueError:
-                continue
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            continue
     return None
 
 
