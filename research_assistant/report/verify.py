@@ -26,10 +26,7 @@ from research_assistant.schemas import (
     SourceStatus,
 )
 from research_assistant.text.spaces import clip
-
-
-def normalize_whitespace(text: str) -> str:
-    return " ".join(text.split())
+from research_assistant.text.spaces import collapse as normalize_whitespace
 
 
 def _short(text: str, limit: int = 60) -> str:
