@@ -9,15 +9,12 @@ import streamlit as st
 from research_assistant.page.actions import continue_with_plan
 from research_assistant.page.state import PageState
 from research_assistant.schemas import ResearchPlan, SubQuestion
+from research_assistant.text.spaces import collapse
 
 MAX_SUB_QUESTIONS = 10
 
 
 # Pure helpers (unit-tested) ------------------------------------------------------------------------------
-
-
-def _words(text: str) -> str:
-    return " ".join(text.split())
 
 
 def edited_plan(
@@ -31,14 +28,14 @@ def edited_plan(
     """
     kept: list[SubQuestion] = []
     for sub_question, text, lines in zip(plan.sub_questions, texts, queries, strict=True):
-        text = _words(text)
+        text = collapse(text)
         if not text:
             continue
-        asked = [query for query in (_words(line) for line in lines.splitlines()) if query]
+        asked = [query for query in (collapse(line) for line in lines.splitlines()) if query]
         if text != sub_question.text and asked == sub_question.queries:
             asked = [text]
         kept.append(sub_question.model_copy(update={"text": text, "queries": asked or [text]}))
-    added = _words(added)
+    added = collapse(added)
     if added:
         ids = {sub_question.id for sub_question in plan.sub_questions}
         number = len(plan.sub_questions) + 1

@@ -19,10 +19,11 @@ from collections.abc import Callable, Mapping
 from pydantic import Field
 
 from research_assistant.report.citations import escape_markdown, unescape_markdown
-from research_assistant.report.quotations import citation_marks, cited_quotations, collapse, quoted_in
+from research_assistant.report.quotations import citation_marks, cited_quotations, quoted_in
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.report.verify import parse_sources
 from research_assistant.schemas import Record
+from research_assistant.text.spaces import collapse
 
 _HEADING = re.compile(r"^#{1,2} ")
 _ENTRY = re.compile(r"^\[(\d+)\] ")

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research_assistant.report.citations import unescape_markdown
+from research_assistant.text.spaces import collapse
 
 _QUOTE = (
     r"(?:\u201c(?P<curly>[^\u201c\u201d\n]*)\u201d"
@@ -30,11 +31,6 @@ QUOTATION = re.compile(_QUOTE)
 CITED_QUOTATION = re.compile(_QUOTE + _MARKS)
 """A quotation in rendered Markdown followed by its citation marks."""
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\u2026|\.\.\.)\s*\]|\u2026|\.\.\.)\s*")
-
-
-def collapse(text: str) -> str:
-    """`text` with every run of whitespace (line breaks and no-break spaces too) as one space, trimmed."""
-    return " ".join(text.split())
 
 
 def quoted_in(quotation: str, text: str) -> bool:
