@@ -8,6 +8,7 @@ show: which server, where (its password masked), and what went wrong.
 from __future__ import annotations
 
 from research_assistant.settings import get_settings, redact_url
+from research_assistant.text.spaces import clip, collapse
 
 CONNECT_SECONDS = 5
 """How long connecting to a server may take before it counts as down."""
@@ -25,8 +26,7 @@ def describe(error: BaseException) -> str:
     """A driver's error as one short line (its first line; psycopg's messages run over several)."""
     text = str(error).strip() or type(error).__name__
     first = next((line.strip() for line in text.splitlines() if line.strip()), text)
-    first = " ".join(first.split())
-    return first if len(first) <= 300 else first[:299] + "…"
+    return clip(collapse(first), 300)
 
 
 def database_url() -> str:

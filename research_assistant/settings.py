@@ -34,6 +34,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
 from research_assistant.secrets import remember
+from research_assistant.text.spaces import clip, collapse
 
 MIN_CHUNK_SIZE = 100
 """Shorter chunks would cut most sentences in pieces, and no quotation could be checked against them."""
@@ -52,8 +53,7 @@ def model_choice(text: str) -> str:
     if not colon:
         provider, model = "google_genai", text
     if not _PROVIDER.fullmatch(provider) or not _MODEL.fullmatch(model):
-        shown = " ".join(text.split())
-        shown = shown if len(shown) <= 60 else shown[:59] + "…"
+        shown = clip(collapse(text), 60)
         raise ValueError(f"{shown!r} is not provider:model, such as {MODEL_EXAMPLE}")
     return f"{provider}:{model}"
 

@@ -15,6 +15,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from research_assistant.text.decoding import UnreadableText
+from research_assistant.text.spaces import error_line
 
 # pypdf narrates its repairs of damaged files on stderr ("EOF marker not found"); the one-line reasons
 # raised here replace that noise, which would otherwise break up the command line's output.
@@ -47,9 +48,9 @@ def read_pdf(source: Path | bytes, *, fallback_title: str = "") -> PdfText:
     except FileNotDecryptedError:
         raise UnreadableText("the PDF is password-protected") from None
     except (PdfReadError, PdfStreamError) as error:
-        raise UnreadableText(f"not a valid PDF ({_one_line(error)})") from None
+        raise UnreadableText(f"not a valid PDF ({error_line(error, 200)})") from None
     except Exception as error:  # pypdf raises many kinds of errors on damaged files
-        raise UnreadableText(f"cannot read the PDF ({type(error).__name__}: {_one_line(error)})") from None
+        raise UnreadableText(f"cannot read the PDF ({type(error).__name__}: {error_line(error, 200)})") from None
     pages = [_reflow(page) for page in raw_pages]
     text = "\n\n".join(page for page in pages if page.strip())
     if not text.strip():
@@ -116,7 +117,3 @@ def _safe(get: Callable[[], object]) -> object:
         return get()
     except Exception:  # a malformed date field must not lose the document
         return None
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())[:200] or type(error).__name__

@@ -12,6 +12,11 @@ def collapse(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def error_line(error: object, width: int | None = None) -> str:
+    """An error's message on one line (cut to `width` characters), or its type's name when it says nothing."""
+    return collapse(str(error))[:width] or type(error).__name__
+
+
 def clip(text: str, width: int) -> str:
     """`text` cut to `width` characters, the last of them an ellipsis when it was longer."""
     return text if len(text) <= width else text[: width - 1] + "…"

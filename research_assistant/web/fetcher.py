@@ -36,7 +36,7 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from research_assistant.settings import Settings
-from research_assistant.text.spaces import clip
+from research_assistant.text.spaces import clip, error_line
 from research_assistant.web.fetched import PAGE_TYPES, FetchedPage, FetchError, FetchRefused
 from research_assistant.web.guard import AddressPolicy, guarded_transport
 
@@ -315,11 +315,11 @@ class Fetcher:
             except httpx.PoolTimeout:
                 raise _Retry("timed out waiting for a free connection") from None
             except httpx.ConnectError as error:
-                raise _Retry(f"could not connect to {parts.host}: {_one_line(error)}") from None
+                raise _Retry(f"could not connect to {parts.host}: {error_line(error)}") from None
             except (httpx.NetworkError, httpx.RemoteProtocolError) as error:
-                raise _Retry(f"connection to {parts.host} failed: {_one_line(error)}") from None
+                raise _Retry(f"connection to {parts.host} failed: {error_line(error)}") from None
             except (httpx.HTTPError, httpx.InvalidURL) as error:
-                raise FetchError(f"request failed: {_one_line(error)}") from None
+                raise FetchError(f"request failed: {error_line(error)}") from None
             except FetchRefused:
                 raise
             except FetchError as error:  # from reading the body, or from the guard's DNS lookup (maybe transient)
@@ -495,12 +495,8 @@ def _phrase(status: int, given: str) -> str:
     try:
         return HTTPStatus(status).phrase
     except ValueError:
-        return _one_line(given)
+        return error_line(given)
 
 
 def _seconds(value: float) -> str:
     return f"{value:g}"
-
-
-def _one_line(error: object) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
