@@ -256,9 +256,7 @@ def process_start(pid: int) -> int | None:
         return None
 
 
-@functools.cache
-def _start_of(pid: int) -> int | None:
-    return process_start(pid)
+_start_of = functools.cache(process_start)
 
 
 def _own_start() -> int | None:
