@@ -10,6 +10,6 @@ analyst edit the plan a run waits on; `history` lists and compares past runs;
 from the functions that draw, so that they can be unit-tested.
 
 Safety: text that came from documents or the web is shown through
-`text.escape_markdown` (or as the report Markdown, which the renderer
+`report.citations.escape_markdown` (or as the report Markdown, which the renderer
 escapes); nothing is rendered as HTML; only http(s) locators become links.
 """

@@ -10,7 +10,8 @@ import streamlit as st
 
 from research_assistant.page.actions import load_run, open_run
 from research_assistant.page.state import PageState
-from research_assistant.page.text import clip, escape_markdown, locator_markdown
+from research_assistant.page.text import clip, locator_markdown
+from research_assistant.report.citations import escape_markdown
 from research_assistant.runs.compare import RunComparison, compare_runs
 from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.views import parameters_summary, when

@@ -15,7 +15,8 @@ import streamlit as st
 
 from research_assistant.echo import counted
 from research_assistant.page.state import Action, Job, page_state
-from research_assistant.page.text import clip, escape_markdown
+from research_assistant.page.text import clip
+from research_assistant.report.citations import escape_markdown
 from research_assistant.runs.metrics import compute_metrics, model_usage
 from research_assistant.runs.records import EventKind, TraceEvent
 

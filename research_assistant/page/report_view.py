@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from research_assistant.echo import counted, shorten
 from research_assistant.page.sources_view import all_findings, failed_sources, has_findings
-from research_assistant.page.text import escape_markdown
+from research_assistant.report.citations import escape_markdown
 from research_assistant.report.document import link_citations
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.runs.records import RunMetrics, RunRecord

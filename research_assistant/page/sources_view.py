@@ -4,7 +4,7 @@ but not cited, then those that could not be read."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,8 +12,8 @@ from typing import Any
 import streamlit as st
 
 from research_assistant.context import CitationStyle
-from research_assistant.page.text import domain_of, escape_markdown, locator_markdown
-from research_assistant.report.citations import TYPE_NAMES, format_source
+from research_assistant.page.text import domain_of, locator_markdown
+from research_assistant.report.citations import TYPE_NAMES, escape_markdown, format_source
 from research_assistant.report.locations import relative_code_spans
 from research_assistant.report.verify import normalize_whitespace, parse_sources
 from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus
@@ -174,10 +174,6 @@ def failed_line(source: SourceRecord, roots: list[Path]) -> str:
 # Drawing -------------------------------------------------------------------------------------------------
 
 
-def _reader(path: Path) -> Callable[[], bytes]:
-    return path.read_bytes
-
-
 def show_source_cards(
     cards: Sequence[SourceCard], roots: list[Path], state: Mapping[str, Any] | None = None, run_id: str = ""
 ) -> None:
@@ -199,7 +195,7 @@ def show_source_cards(
             if path is not None:
                 st.download_button(
                     "Open the document (download)",
-                    _reader(path),
+                    path.read_bytes,
                     file_name=path.name,
                     on_click="ignore",
                     icon=":material/description:",

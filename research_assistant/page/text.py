@@ -6,17 +6,11 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from research_assistant.report.citations import escape_markdown as escape_inline
 from research_assistant.report.citations import format_locator
 from research_assistant.report.locations import relative_path as corpus_path  # a corpus file's path, as exports show it
 from research_assistant.text.spaces import clip
 
 _HTTP = re.compile(r"^https?://[^\s<>\x00-\x1f\x7f]+$", re.IGNORECASE)
-
-
-def escape_markdown(text: str) -> str:
-    """`text` on one line, shown literally by st.markdown: no links, images, HTML, emphasis, code or maths."""
-    return escape_inline(text)
 
 
 def one_line(text: str, width: int = 300) -> str:

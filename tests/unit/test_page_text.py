@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from research_assistant.page.text import clip, corpus_path, domain_of, escape_markdown, locator_markdown, one_line
+from research_assistant.page.text import clip, corpus_path, domain_of, locator_markdown, one_line
+from research_assistant.report.citations import escape_markdown
 
 
 def test_untrusted_text_is_shown_literally_on_one_line() -> None:
