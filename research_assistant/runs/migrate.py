@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from research_assistant.database import SharedCache
 from research_assistant.runs.checkpoints import CHECKPOINT_FILE, open_postgres_checkpointer, open_sqlite_checkpointer
-from research_assistant.runs.records import RunRecord
+from research_assistant.runs.records import RunRecord, TraceEvent
 from research_assistant.runs.store import STORE_FILE, PostgresRunStore, RunStore
 from research_assistant.settings import redact_url
 
@@ -59,18 +59,12 @@ def copy_runs(db_dir: Path, url: str) -> tuple[int, int]:
             record = RunRecord.model_validate_json(text)
             target._put(record.run_id, record.started_at, text)
             for event in source._events(record.run_id):
-                target._put_event(record.run_id, _seq(event), event)
+                target._put_event(record.run_id, TraceEvent.model_validate_json(event).seq, event)
                 events += 1
             runs += 1
     finally:
         source.close()
     return runs, events
-
-
-def _seq(event: str) -> int:
-    from research_assistant.runs.records import TraceEvent
-
-    return TraceEvent.model_validate_json(event).seq
 
 
 async def copy_checkpoints(db_dir: Path, url: str) -> int:
@@ -143,10 +137,5 @@ def _pages(collection: Any) -> Iterator[dict[str, Any]]:
         got = collection.get(limit=_PAGE, offset=offset, include=["embeddings", "documents", "metadatas"])
         if not got["ids"]:
             return
-        yield {
-            "ids": got["ids"],
-            "embeddings": got["embeddings"],
-            "documents": got["documents"],
-            "metadatas": got["metadatas"],
-        }
+        yield {key: got[key] for key in ("ids", "embeddings", "documents", "metadatas")}
         offset += len(got["ids"])
