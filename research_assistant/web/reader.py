@@ -28,6 +28,7 @@ from research_assistant.concurrency import in_thread
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import SourceRecord
+from research_assistant.text.dates import iso_date
 from research_assistant.web.extract import HTML_TYPES, ExtractedPage, decode_html, extract_page, looks_script_only
 from research_assistant.web.failures import FailureLog
 from research_assistant.web.fetched import FetchedPage, FetchError, FetchRefused, PageFetcher
@@ -173,7 +174,7 @@ class WebPageReader:
         extracted = await _extract(page)
         if extracted is None:
             raise FetchError(f"{failure}; the archived copy has no readable text")
-        day = _archive_day(timestamp)
+        day = iso_date(timestamp[:8])  # Wayback timestamps: YYYYMMDDhhmmss
         note = f"the live page failed ({failure}); read an archived copy" + (f" from {day}" if day else "")
         return _document(source, page, extracted, f"archive (Wayback Machine{f', {day}' if day else ''})", [note])
 
@@ -214,9 +215,3 @@ def _document(
         final_url=page.final_url,
         notes=notes,
     )
-
-
-def _archive_day(timestamp: str) -> str | None:
-    if len(timestamp) < 8 or not timestamp[:8].isdigit():
-        return None
-    return f"{timestamp[:4]}-{timestamp[4:6]}-{timestamp[6:8]}"
