@@ -146,7 +146,9 @@ def open_services(context: Context, spent: ModelUsage | None = None) -> Services
     notices: list[Notice] = []
     readers: dict[SourceType, SourceReader] = {}
     if "local" in context.source_types:
-        corpus = _require_corpus(context.corpus_dir)
+        corpus = context.corpus_dir
+        if corpus is None:
+            raise ConfigurationError(source_refusal(["local"], has_corpus=False))
         local = Deferred(lambda: _local_provider(settings, corpus, db_dir, cache_dir))
         deferred.append(local)
         providers.append(_ProviderWhenReady(local, "local", frozenset({SourceType.LOCAL})))
@@ -323,9 +325,3 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, em
     # Evidence ids are content hashes: what surrounds a quote is the same in every run, so runs share the memo.
     memo = shared(("surroundings",), SurroundingsMemo)
     return LLMReasoner(caller, extractive, settings.confidence_threshold, context=context, surroundings=memo)
-
-
-def _require_corpus(corpus_dir: Path | None) -> Path:
-    if corpus_dir is None:
-        raise ConfigurationError(source_refusal(["local"], has_corpus=False))
-    return corpus_dir

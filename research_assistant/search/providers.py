@@ -34,11 +34,6 @@ def provider_choices(settings: Settings) -> list[ProviderChoice]:
     ]
 
 
-def provider_family(name: str) -> str:
-    """'tavily' for 'tavily-news', 'exa' for 'exa-research-paper'."""
-    return name.split("-", 1)[0]
-
-
 def web_providers(
     kind: str, settings: Settings, allowed: Collection[str] | None = None
 ) -> tuple[list[SearchProvider], list[str]]:
@@ -46,7 +41,8 @@ def web_providers(
     providers, skipped = _configured_providers(kind, settings)
     if allowed is None:
         return providers, skipped
-    chosen = [provider for provider in providers if provider_family(provider.name) in allowed]
+    # A provider's family is its name's first part: 'tavily' for 'tavily-news', 'exa' for 'exa-research-paper'.
+    chosen = [provider for provider in providers if provider.name.split("-", 1)[0] in allowed]
     if providers and not chosen:
         return [], [f"'{kind}' sources skipped: none of the chosen providers ({', '.join(allowed)}) serves them"]
     return chosen, skipped
