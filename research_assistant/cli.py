@@ -213,12 +213,7 @@ def _full_disk(error: BaseException) -> str | None:
     """One line saying which working folder's disk is full, when that is what `error` comes from."""
     from research_assistant.damage import full_disk_line, is_full
 
-    try:
-        settings = get_settings()
-        folders = [settings.db_dir, settings.cache_dir]
-    except SettingsError:
-        folders = [Path("research_db"), Path("cache")]
-    return next((full_disk_line(folder) for folder in folders if is_full(error, folder)), None)
+    return next((full_disk_line(folder) for folder in _working_folders() if is_full(error, folder)), None)
 
 
 def _say(line: str) -> None:
@@ -230,11 +225,16 @@ def _damaged_store(error: BaseException) -> str:
     """One line naming the damaged database behind `error`: the first SQLite store that fails its check."""
     from research_assistant.doctor import damaged_store_line
 
+    return damaged_store_line(error, _working_folders()[0]) or str(error)
+
+
+def _working_folders() -> tuple[Path, Path]:
+    """The database and cache folders of the settings; the default ones when the settings cannot be read."""
     try:
-        db_dir = get_settings().db_dir
+        settings = get_settings()
     except SettingsError:
-        db_dir = Path("research_db")
-    return damaged_store_line(error, db_dir) or str(error)
+        return Path("research_db"), Path("cache")
+    return settings.db_dir, settings.cache_dir
 
 
 def _scrubbed(stream: TextIO) -> TextIO:
