@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from enum import Enum
 from pathlib import Path
 from types import ModuleType
@@ -70,11 +70,10 @@ async def open_checkpointer(db_dir: Path) -> AsyncIterator[BaseCheckpointSaver[A
     """The run checkpointer, committed after every step: in the team's PostgreSQL database when
     `RESEARCH_DATABASE_URL` is set, else in `db_dir` (which the run store has created)."""
     url = database_url()
-    if url:
-        async with open_postgres_checkpointer(url) as postgres:
-            yield postgres
-        return
-    async with open_sqlite_checkpointer(db_dir) as saver:
+    opened: AbstractAsyncContextManager[BaseCheckpointSaver[Any]] = (
+        open_postgres_checkpointer(url) if url else open_sqlite_checkpointer(db_dir)
+    )
+    async with opened as saver:
         yield saver
 
 
