@@ -23,7 +23,7 @@ from research_assistant.report.quotations import citation_marks, cited_quotation
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.report.verify import parse_sources
 from research_assistant.schemas import Record
-from research_assistant.text.spaces import collapse
+from research_assistant.text.spaces import clip, collapse
 
 _HEADING = re.compile(r"^#{1,2} ")
 _ENTRY = re.compile(r"^\[(\d+)\] ")
@@ -63,8 +63,7 @@ class _Checker:
         if text is not None and quoted_in(quotation, text):
             return True
         self.removed += 1
-        short = quotation if len(quotation) <= 60 else quotation[:59] + "\u2026"
-        self.reasons.append(f"[{number}] does not hold \u201c{short}\u201d")
+        self.reasons.append(f"[{number}] does not hold \u201c{clip(quotation, 60)}\u201d")
         return False
 
     def line(self, line: str, item: bool) -> str | None:

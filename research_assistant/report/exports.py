@@ -201,7 +201,10 @@ def export_run(run: RunExport, fmt: ExportFormat) -> Export:
         return Export(label, report_docx(blocks, run.title), name, mime)
     if not run.state:
         raise NothingToExport(f"run {run.run_id} has no saved state to export")
-    sources = relative_sources(run.state.get("sources", {}), run.roots)
+    sources = {  # each local document's locator relative to the documents folder
+        key: source.model_copy(update={"locator": relative_locator(source.locator, run.roots)})
+        for key, source in run.state.get("sources", {}).items()
+    }
     if fmt is ExportFormat.JSON:
         state = {**run.state, "sources": sources}
         if "report_markdown" in state:
@@ -219,14 +222,6 @@ def cited_numbers(state: Mapping[str, Any]) -> range | None:
     if "cited_sources" not in state:
         return None
     return range(1, len(state["cited_sources"] or ()) + 1)
-
-
-def relative_sources(sources: Mapping[str, SourceRecord], roots: Sequence[Path]) -> dict[str, SourceRecord]:
-    """The sources with each local document's locator relative to the documents folder."""
-    return {
-        key: source.model_copy(update={"locator": relative_locator(source.locator, roots)})
-        for key, source in sources.items()
-    }
 
 
 def shown_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
