@@ -94,6 +94,8 @@ chunk's text comes with it) cost hundreds of megabytes of transient memory for a
 _GET_PAGE = 10_000
 """Records read from Chroma per `get`; it refuses more than 32,766 at once."""
 _BM25_CACHE_SIZE = 8
+_ANSWERS_KEPT = 256
+"""Retrievals and document look-ups remembered per repository object (see `_remembered`)."""
 _CANDIDATES_PER_RESULT = 3
 _MIN_CANDIDATES = 30
 _OVERFETCH_SHARE = 0.3
@@ -205,6 +207,7 @@ class ResearchRepository:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self._bm25: OrderedDict[Hashable, _CachedBM25] = OrderedDict()
+        self._answers: OrderedDict[Hashable, Any] = OrderedDict()
 
     def _on_server_already(self) -> bool:
         """Whether the collection exists on the team's Chroma server (False when the repository is embedded)."""
@@ -496,6 +499,31 @@ class ResearchRepository:
             if count < size:
                 return
 
+    def _pages_by_id(
+        self, where: dict[str, Any] | None, size: int
+    ) -> Iterator[tuple[list[str], list[Mapping[str, Any]]]]:
+        """Ids and metadata of the chunks matching `where`, in `_pages`' order, a page of `size` at a time: the
+        ids are listed first, then each page is read by id. Chroma applies a filter again for every page it reads
+        with an offset, so reading 30,000 chunks' metadata 500 at a time that way takes six times as long."""
+        listed = [chunk_id for page_ids in self._ids(where) for chunk_id in page_ids]
+        for start in range(0, len(listed), size):
+            wanted = listed[start : start + size]
+            got = self._collection.get(ids=wanted, include=["metadatas"])
+            found = dict(zip(got["ids"], got["metadatas"] or [], strict=True))
+            del got
+            present = [chunk_id for chunk_id in wanted if chunk_id in found]  # on a server, deleted meanwhile
+            yield present, [found.pop(chunk_id) for chunk_id in present]
+
+    def _ids(self, where: dict[str, Any] | None) -> Iterator[list[str]]:
+        """Ids of the chunks matching `where`, a page at a time."""
+        offset = 0
+        while True:
+            page_ids = self._collection.get(where=where, include=[], limit=_GET_PAGE, offset=offset)["ids"]
+            yield page_ids
+            offset += len(page_ids)
+            if len(page_ids) < _GET_PAGE:
+                return
+
     def _corpora_of(self, source_ids: list[str]) -> set[str]:
         """Corpora the given sources are currently indexed under (read from each source's first chunk)."""
         _, metadatas = self._get_all({"$and": [{"source_id": {"$in": source_ids}}, {"chunk": 0}]})
@@ -526,7 +554,10 @@ class ResearchRepository:
     def indexed_hashes(self, corpus: str) -> dict[str, str]:
         """source_id -> content_hash of every document indexed for a corpus."""
         with self.reading(), self._lock:
-            _, metadatas = self._get_all({"$and": [{"corpus": corpus}, {"chunk": 0}]})
+            return dict(self._remembered(("hashes", corpus), lambda: self._indexed_hashes(corpus)))
+
+    def _indexed_hashes(self, corpus: str) -> dict[str, str]:
+        _, metadatas = self._get_all({"$and": [{"corpus": corpus}, {"chunk": 0}]})
         return {str(m["source_id"]): str(m["content_hash"]) for m in metadatas}
 
     def document_info(self, source_ids: Iterable[str]) -> dict[str, DocumentInfo]:
@@ -535,7 +566,10 @@ class ResearchRepository:
         if not ids:
             return {}
         with self.reading(), self._lock:
-            _, metadatas = self._get_all({"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]})
+            return dict(self._remembered(("documents", *ids), lambda: self._document_info(ids)))
+
+    def _document_info(self, ids: list[str]) -> dict[str, DocumentInfo]:
+        _, metadatas = self._get_all({"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]})
         return {
             str(m["source_id"]): DocumentInfo(
                 source_id=str(m["source_id"]),
@@ -576,14 +610,35 @@ class ResearchRepository:
         others = [q for q in dict.fromkeys(a.strip() for a in alternatives) if q and q != query.strip()]
         ids = frozenset(source_ids) if source_ids is not None else None
         with self.reading(), self._lock:
-            cached = self._bm25_for(corpus, ids)
-            if cached.index is None:
-                return []
-            candidates = min(max(k * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES), cached.size)
-            rankings: list[list[Hit]] = []
-            for phrasing in [query, *others]:
-                rankings.append(self._vector_rank(phrasing, candidates, corpus, ids, cached.size))
-                rankings.append(cached.index.rank(self._collection, phrasing, candidates))
+            key = ("retrieve", query, k, corpus, ids, *others)
+            found = self._remembered(key, lambda: self._retrieve(query, k, others, corpus, ids))
+        return list(found)  # passages are frozen: the remembered ones can be handed out
+
+    def _remembered(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """What `compute` gives, remembered while the collection is unchanged (the caller holds the lock): an
+        identical re-run asks the same questions of the same chunks, and retrieval is deterministic. Not on a
+        team's server, whose writers change chunks while this process reads (they bump the revision first)."""
+        if configured_server():
+            return compute()
+        key = (self._collection_id, self._seen, key)  # a collection made again starts its revisions again
+        if key not in self._answers:
+            self._answers[key] = compute()
+            while len(self._answers) > _ANSWERS_KEPT:
+                self._answers.popitem(last=False)
+        self._answers.move_to_end(key)
+        return self._answers[key]
+
+    def _retrieve(
+        self, query: str, k: int, others: list[str], corpus: str | None, ids: frozenset[str] | None
+    ) -> list[Passage]:
+        cached = self._bm25_for(corpus, ids)
+        if cached.index is None:
+            return []
+        candidates = min(max(k * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES), cached.size)
+        rankings: list[list[Hit]] = []
+        for phrasing in [query, *others]:
+            rankings.append(self._vector_rank(phrasing, candidates, corpus, ids, cached.size))
+            rankings.append(cached.index.rank(self._collection, phrasing, candidates))
         return [
             Passage(
                 source_id=str(hit.metadata["source_id"]),
@@ -651,7 +706,7 @@ class ResearchRepository:
         tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=english_stemmer())
         chunk_ids: list[str] = []
         tokens: list[list[int]] = []
-        for page_ids, metadatas in self._pages(self._where(corpus, ids), _BM25_PAGE):
+        for page_ids, metadatas in self._pages_by_id(self._where(corpus, ids), _BM25_PAGE):
             check_stop()
             texts = [f"{meta.get('title', '')}\n{chunk_text(meta)}" for meta in metadatas]
             tokens.extend(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False))
