@@ -266,3 +266,30 @@ def test_worker_processes_index_exactly_what_threads_index(tmp_path: Path, monke
     by_threads, skipped_too = index("threads")
     assert len(by_processes) > 50 and by_processes == by_threads
     assert [reason for _, reason in skipped] == [reason for _, reason in skipped_too] != []
+
+
+def test_worker_processes_hand_over_whole_batches_to_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Storing costs Chroma a revision bump, a delete and inserts per call: the files the workers load are stored
+    64 at a time, as threads load them, not in quarter batches."""
+    from research_assistant.corpus import workers
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(70):
+        (corpus / f"note{number:02}.md").write_text(f"# Note {number}\n\nTram {number} was serviced in May.\n")
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(workers, "MIN_FILES", 8)
+    stored: list[int] = []
+    add_documents = ResearchRepository.add_documents
+
+    def spied(self: ResearchRepository, docs: list[object], *args: object, **kwargs: object) -> int:
+        stored.append(len(docs))
+        return add_documents(self, docs, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ResearchRepository, "add_documents", spied)
+    repository = ResearchRepository(tmp_path / "db", HashingEmbedding())
+
+    report = CorpusIndexer(corpus, repository, DocumentCache(tmp_path / "cache")).sync()
+
+    assert report.indexed == 70 and repository.chunk_count() == 70
+    assert stored == [64, 6]
