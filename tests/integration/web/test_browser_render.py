@@ -212,7 +212,8 @@ async def test_a_page_that_does_not_load_in_time_is_an_error() -> None:
 
 @needs_chromium
 async def test_the_browser_is_reused_and_at_most_two_pages_render_at_once() -> None:
-    fetcher = DictFetcher(site(), slow=f"{SITE}/static/app.js", delay=0.3)  # fetched while a page is open
+    # Fetched while a page is open, slowly enough that the renders overlap even on a loaded machine.
+    fetcher = DictFetcher(site(), slow=f"{SITE}/static/app.js", delay=1.0)
     browser = BrowserRenderer(fetcher, CHROMIUM, timeout=20.0, max_bytes=1_000_000)
     try:
         started = time.perf_counter()
