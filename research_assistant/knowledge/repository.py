@@ -484,14 +484,15 @@ class ResearchRepository:
         return ids, metadatas
 
     def _pages(
-        self, where: dict[str, Any] | None, size: int = _GET_PAGE
+        self, where: dict[str, Any] | None, size: int = _GET_PAGE, *, metadata: bool = True
     ) -> Iterator[tuple[list[str], list[Mapping[str, Any]]]]:
-        """Ids and metadata of the chunks matching `where`, a page at a time: Chroma refuses a single `get`
-        that matches more than 32,766 records ('too many SQL variables'), which a 5,000-document corpus
-        passes."""
+        """Ids and metadata (none without `metadata`) of the chunks matching `where`, a page at a time: Chroma
+        refuses a single `get` that matches more than 32,766 records ('too many SQL variables'), which a
+        5,000-document corpus passes."""
+        include: Any = ["metadatas"] if metadata else []
         offset = 0
         while True:
-            page = [self._collection.get(where=where, include=["metadatas"], limit=size, offset=offset)]
+            page = [self._collection.get(where=where, include=include, limit=size, offset=offset)]
             count = len(page[0]["ids"])
             # Popped, not kept: a page the caller is done with must not stay alive here until the next read.
             yield page[0]["ids"], list(page.pop()["metadatas"] or [])
@@ -505,7 +506,7 @@ class ResearchRepository:
         """Ids and metadata of the chunks matching `where`, in `_pages`' order, a page of `size` at a time: the
         ids are listed first, then each page is read by id. Chroma applies a filter again for every page it reads
         with an offset, so reading 30,000 chunks' metadata 500 at a time that way takes six times as long."""
-        listed = [chunk_id for page_ids in self._ids(where) for chunk_id in page_ids]
+        listed = [chunk_id for page_ids, _ in self._pages(where, metadata=False) for chunk_id in page_ids]
         for start in range(0, len(listed), size):
             wanted = listed[start : start + size]
             got = self._collection.get(ids=wanted, include=["metadatas"])
@@ -513,16 +514,6 @@ class ResearchRepository:
             del got
             present = [chunk_id for chunk_id in wanted if chunk_id in found]  # on a server, deleted meanwhile
             yield present, [found.pop(chunk_id) for chunk_id in present]
-
-    def _ids(self, where: dict[str, Any] | None) -> Iterator[list[str]]:
-        """Ids of the chunks matching `where`, a page at a time."""
-        offset = 0
-        while True:
-            page_ids = self._collection.get(where=where, include=[], limit=_GET_PAGE, offset=offset)["ids"]
-            yield page_ids
-            offset += len(page_ids)
-            if len(page_ids) < _GET_PAGE:
-                return
 
     def _corpora_of(self, source_ids: list[str]) -> set[str]:
         """Corpora the given sources are currently indexed under (read from each source's first chunk)."""

@@ -462,6 +462,7 @@ def _default_strength(text: str, question: str = "") -> float:
     action = bool(_ASKS_ACTION.search(question))
     measure = bool(_HOW_LONG.search(question))
     size = bool(_ASKS_SIZE.search(question)) and not measure
+    counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
@@ -472,7 +473,6 @@ def _default_strength(text: str, question: str = "") -> float:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
-        counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
         fitting = [] if counted else [value for value in values if _fits_dimension(window, value, size, measure)]
         if values and not fitting:
             continue  # a default of another measure ('Default: 0s' for a size) answers nothing

@@ -92,13 +92,14 @@ def select(
         return (-len(source.sub_question_ids), -round(weighted, 9), -source.score)
 
     ranked = [s.id for s in sorted(candidates.values(), key=lambda s: (*priority(s), s.locator))]
+    place = {source_id: position for position, source_id in enumerate(ranked)}
     # The question as asked (the plan's first sub-question) has half the budget: its best sources come first.
     subs = [*order, *(s for s in per_sub_question if s not in order)]
     firsts: list[str] = []
     for sub_question_id in [*subs[:1] * max(1, budget // 2), *subs[1:]]:
         found = {s: r * trust(s) for s, r in per_sub_question.get(sub_question_id, {}).items() if s not in firsts}
         if found and len(firsts) < budget:
-            firsts.append(min(found, key=lambda s: (-round(found[s], 9), ranked.index(s))))
+            firsts.append(min(found, key=lambda s: (-round(found[s], 9), place[s])))
     chosen = [*firsts, *(s for s in ranked if s not in firsts)][:budget]
     new = sum(1 for source_id in candidates if source_id not in sources)
     return Selection(candidates, chosen, new)
