@@ -49,11 +49,10 @@ class BackgroundRun:
 
     def cancel(self) -> None:
         """Ask the run to stop; it ends within moments (`wait` to be sure)."""
-        with self._lock:
+        with self._lock:  # held so that the loop cannot close in between: `_main` lets go of it under this lock
             self._cancel_requested = True
-            loop, task = self._loop, self._task
-        if loop is not None and task is not None:
-            loop.call_soon_threadsafe(task.cancel)
+            if self._loop is not None and self._task is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the run has ended or `timeout` seconds passed; whether it has ended."""
@@ -79,3 +78,6 @@ class BackgroundRun:
             self.cancelled = True
         except Exception as error:  # handed to the page, which says what went wrong
             self.error = error
+        finally:
+            with self._lock:  # the loop closes after this: a Stop pressed from now on has nothing to cancel
+                self._loop, self._task = None, None

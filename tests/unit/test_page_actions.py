@@ -129,6 +129,18 @@ def test_a_run_that_ended_is_shown_once_and_its_failure_said() -> None:
     assert (state.shown, state.error) == ("other", ""), "settled once"
 
 
+def test_stop_pressed_after_the_run_ended_cancels_nothing() -> None:
+    """The page's Stop may come just after the run's loop has closed: that is no error."""
+
+    async def quick(on_event: Any) -> dict[str, Any]:
+        return {}
+
+    background = BackgroundRun(quick).start()
+    assert background.wait(5)
+    background.cancel()
+    assert background.result == {} and not background.cancelled
+
+
 async def test_settle_waits_for_the_run_to_end() -> None:
     async def slow(on_event: Any) -> dict[str, Any]:
         await asyncio.sleep(0.2)
