@@ -204,6 +204,12 @@ class _ProviderWhenReady:
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         return await (await self._provider.wait()).search(query, limit)
 
+    async def where_word(self, word: str, holds: Callable[[str], bool], limit: int) -> list[SearchResult]:
+        from research_assistant.search.base import WordLookup
+
+        provider = await self._provider.wait()
+        return await provider.where_word(word, holds, limit) if isinstance(provider, WordLookup) else []
+
 
 class _ReaderWhenReady:
     """A source reader that is opened on first use; reading waits for it without holding up the event loop."""

@@ -605,6 +605,19 @@ class ResearchRepository:
             found = self._remembered(key, lambda: self._retrieve(query, k, others, corpus, ids))
         return list(found)  # passages are frozen: the remembered ones can be handed out
 
+    def holding(self, word: str, k: int, *, corpus: str | None = None) -> list[Passage]:
+        """Up to `k` chunks that hold the word, most about it first: the BM25 ranking of the word alone, which
+        finds only chunks that hold it. An acronym is spelled out once in a whole manual, often in a chunk that
+        no question's wording ranks high ('RELP (Reliable Event Logging Protocol)' among 50 chunks naming RELP)."""
+        if k <= 0 or not word.strip():
+            return []
+        with self.reading(), self._lock:
+            index = self._bm25_for(corpus, None).index
+            if index is None:
+                return []
+            hits = self._remembered(("holding", word, k, corpus), lambda: index.rank(self._collection, word, k))
+        return [_passage(hit) for hit in hits]
+
     def _remembered(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """What `compute` gives, remembered while the collection is unchanged (the caller holds the lock): an
         identical re-run asks the same questions of the same chunks, and retrieval is deterministic. Not on a
@@ -630,17 +643,7 @@ class ResearchRepository:
         for phrasing in [query, *others]:
             rankings.append(self._vector_rank(phrasing, candidates, corpus, ids, cached.size))
             rankings.append(cached.index.rank(self._collection, phrasing, candidates))
-        return [
-            Passage(
-                source_id=str(hit.metadata["source_id"]),
-                text=hit.text,
-                score=hit.score,
-                chunk_id=hit.chunk_id,
-                title=str(hit.metadata.get("title", "")),
-                start=int(hit.metadata.get("start", -1)),
-            )
-            for hit in fuse(rankings, k)
-        ]
+        return [_passage(hit) for hit in fuse(rankings, k)]
 
     def _vector_rank(
         self, query: str, top_k: int, corpus: str | None, ids: frozenset[str] | None, filtered_size: int
@@ -757,3 +760,14 @@ class ResearchRepository:
         except OSError as error:  # a cache that cannot be written only costs a rebuild later
             logger.warning("could not save BM25 index to %s: %s", folder, error)
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _passage(hit: Hit) -> Passage:
+    return Passage(
+        source_id=str(hit.metadata["source_id"]),
+        text=hit.text,
+        score=hit.score,
+        chunk_id=hit.chunk_id,
+        title=str(hit.metadata.get("title", "")),
+        start=int(hit.metadata.get("start", -1)),
+    )

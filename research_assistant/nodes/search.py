@@ -6,11 +6,14 @@ folder); then a fan-out over the round's queries, each routed to the
 configured kinds of source (`search.routing`: fallbacks, cache, recency), and
 a fan-in that merges the hits by source against every source the run already
 knows and picks the best new ones within the run's source budget
-(`search.fusion`).
+(`search.fusion`). A question that asks what an acronym stands for adds one
+task to the first round: the local documents that spell it out
+(`look_up_expansion`), which no query's wording ranks high.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Annotated, Any
 
@@ -18,11 +21,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from research_assistant.context import Context
 from research_assistant.progress import emit
+from research_assistant.reasoning.answers import asked_for, expanded_in
 from research_assistant.schemas import Notice
+from research_assistant.search.base import WordLookup
 from research_assistant.search.fusion import select
 from research_assistant.search.routing import Hit, route_query
 from research_assistant.services import services_of
@@ -39,6 +44,14 @@ class SearchPhase(ResearchState):
 class SearchOutput(SourcesUpdate):
     search_history: Annotated[list[str], union] = Field(default_factory=list)
     to_browse: list[str] = Field(default_factory=list)
+
+
+class ExpansionTask(BaseModel):
+    """Input of the look-up of the documents that spell out the acronym a question asks about."""
+
+    acronym: str
+    sub_question_id: str
+    limit: int
 
 
 async def prepare_providers(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -63,6 +76,15 @@ def dispatch_queries(state: ResearchState, runtime: Runtime[Context]) -> list[Se
         for query in state.pending_queries
         if normalize_query(query.text) not in done
     ]
+    if state.iteration == 0 and state.plan and state.plan.sub_questions:
+        question = state.plan.sub_questions[0]
+        asked = asked_for(question.text)
+        if asked.kind == "expansion" and asked.acronym:
+            tasks.append(
+                Send(
+                    "look_up_expansion", ExpansionTask(acronym=asked.acronym, sub_question_id=question.id, limit=limit)
+                )
+            )
     return tasks or "select_sources"
 
 
@@ -78,6 +100,22 @@ async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, A
     for notice in routed.failures:
         emit(runtime, "search", notice.message, level="warning")
     return {"hits": routed.hits, "search_history": [normalize_query(state.query.text)], "notices": routed.failures}
+
+
+async def look_up_expansion(state: ExpansionTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The local documents that spell out the acronym the question asks about, as hits for the question itself:
+    a manual spells an acronym out once, often on a page about something else, which no query ranks high."""
+    holds = functools.partial(expanded_in, state.acronym)
+    hits: list[Hit] = []
+    for provider in services_of(runtime.context).providers:
+        if isinstance(provider, WordLookup):
+            found = await provider.where_word(state.acronym, holds, state.limit)
+            hits += [
+                Hit(result=result, sub_question_id=state.sub_question_id, rank=n) for n, result in enumerate(found)
+            ]
+    if hits:
+        emit(runtime, "search", f"{state.acronym} is spelled out in {len(hits)} local documents")
+    return {"hits": hits}
 
 
 def select_sources(state: SearchPhase, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -99,9 +137,13 @@ def build_search_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
     builder = StateGraph(SearchPhase, context_schema=Context, output_schema=SearchOutput)
     builder.add_node("prepare_providers", prepare_providers)
     builder.add_node("run_query", run_query, input_schema=SearchTask)
+    builder.add_node("look_up_expansion", look_up_expansion, input_schema=ExpansionTask)
     builder.add_node("select_sources", select_sources)
     builder.add_edge(START, "prepare_providers")
-    builder.add_conditional_edges("prepare_providers", dispatch_queries, ["run_query", "select_sources"])
+    builder.add_conditional_edges(
+        "prepare_providers", dispatch_queries, ["run_query", "look_up_expansion", "select_sources"]
+    )
     builder.add_edge("run_query", "select_sources")
+    builder.add_edge("look_up_expansion", "select_sources")
     builder.add_edge("select_sources", END)
     return builder.compile(name="search")

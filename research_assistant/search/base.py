@@ -7,7 +7,8 @@ which the search routing records as a notice before moving on to the next one.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from research_assistant.schemas import Notice, SearchResult, SourceType
 
@@ -47,6 +48,15 @@ class SearchProvider(Protocol):
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` results, best first."""
+        ...
+
+
+@runtime_checkable
+class WordLookup(Protocol):
+    """A provider that can scan its documents for a word, which a search API cannot: the local corpus."""
+
+    async def where_word(self, word: str, holds: Callable[[str], bool], limit: int) -> list[SearchResult]:
+        """At most `limit` documents with a passage that holds the word and passes `holds`, best first."""
         ...
 
 
