@@ -48,6 +48,7 @@ from research_assistant.schemas import (
 )
 from research_assistant.services import Services, services_of
 from research_assistant.state import ResearchState
+from research_assistant.text.synonyms import synonym_words
 from research_assistant.text.tokens import names_in
 
 MODEL_CALLS_AT_ONCE = 8
@@ -63,6 +64,13 @@ def extracted_on_read(source: SourceRecord, reasoner: Reasoner) -> bool:
     pages'. A local file is read in milliseconds; the extractive reasoner's scores only compare within one
     ranking, so it ranks the round's sources together."""
     return source.source_type is not SourceType.LOCAL and reasoner.comparable_scores
+
+
+def _widened(text: str) -> list[str]:
+    """The sub-question with its words' synonyms, as one more phrasing for retrieval: a manual answers 'the
+    largest message' with 'the maximum size of message'."""
+    extra = synonym_words(text)
+    return [f"{text} {' '.join(extra)}"] if extra else []
 
 
 def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
@@ -87,7 +95,7 @@ async def _extract_one(
         sub_question.text,
         profile.passages_per_sub_question,
         source_ids=source_ids,
-        alternatives=sub_question.queries,
+        alternatives=[*sub_question.queries, *_widened(sub_question.text)],
     )
     keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, text_of)
     asked = asked_for(sub_question.text)

@@ -6,7 +6,10 @@ import re
 
 from research_assistant.text.tokens import terms_of
 
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s?(%|percent\b))?(?![\w])")
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s?(%|percent\b)|[kKMGT]i?B|[kKMGT]|ms|[smhdw])?(?![\w])"
+)
+"""A figure, maybe with a percent sign or a unit written against it, as settings are ('50M', '3600s', '5d')."""
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _MONTH = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"

@@ -183,34 +183,3 @@ DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
 )
 """Domain lexicon in priority order: ties go to the earlier domain."""
-
-SYNONYM_GROUPS: tuple[str, ...] = (
-    "increase higher boost grow enlarge",
-    "decrease reduce lower lessen shrink",
-    "change modify alter adjust set configure",
-    "remove delete eliminate",
-    "create generate build",
-    "start begin launch",
-    "stop halt terminate",
-    "fast quick rapid speed",
-    "slow latency delay",
-    "error exception failure fault",
-    "big large huge size largest biggest",
-    "long length duration",
-    "small little tiny",
-    "benefit advantage",
-    "drawback disadvantage downside",
-    "cost price expense",
-    "buy purchase",
-    "problem issue",
-    "method approach technique",
-    "goal aim purpose",
-    "illness disease sickness",
-    "doctor physician",
-    "car automobile vehicle",
-    "install installation setup",
-    "maximum max maximal highest largest biggest longest most",
-    "minimum min minimal lowest smallest shortest least",
-    "default initial",
-)
-"""Small, general synonym groups used to widen a query (at half weight), never to gate relevance."""

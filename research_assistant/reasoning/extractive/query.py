@@ -11,8 +11,8 @@ from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_keywords
 from research_assistant.reasoning.extractive.shapes import defined_subject
 from research_assistant.reasoning.extractive.slots import comparison_sides
-from research_assistant.reasoning.extractive.terms import synonyms
 from research_assistant.schemas import QueryAnalysis, QueryType, SubQuestion
+from research_assistant.text.synonyms import synonyms
 from research_assistant.text.tokens import content_terms, terms_of
 
 GENERIC_TERMS: frozenset[str] = frozenset(

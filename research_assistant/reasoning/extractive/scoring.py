@@ -39,7 +39,7 @@ from research_assistant.reasoning.extractive.candidates import Candidate, heads_
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
-from research_assistant.reasoning.extractive.terms import synonyms, with_identifier_matches
+from research_assistant.reasoning.extractive.terms import with_identifier_matches
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -48,10 +48,12 @@ from research_assistant.reasoning.extractive.which import (
     asked_types,
     letter_names,
     names_a_sibling,
+    names_asked_setting,
     names_instance,
     names_setting,
 )
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
+from research_assistant.text.synonyms import synonyms
 from research_assistant.text.tokens import content_terms, names_in, quoted_literals, terms_of, words
 
 SCORE_SCALE = 1.3
@@ -76,6 +78,9 @@ ANSWER_WEIGHT = 0.3
 """How much holding the asked-for thing adds to a span's raw relevance."""
 NO_VALUE_FIT = 0.7
 """A question that asks for a value is not answered by a span without one."""
+NO_EXPANSION_FIT = 0.4
+"""What an acronym stands for is told only by words whose initials spell it, which `expands` recognises surely:
+a sentence that only uses the acronym, however often, does not answer."""
 EXTENSION_FIT = 0.75
 """A two-sentence span (or a lead-in with its list) that holds no more of the answer than its first part."""
 SHAPED_ANSWERS = {"definition": 0.2, "comparison": 0.16, "procedure": 0.16}
@@ -292,8 +297,12 @@ def candidate_features(
             answer = max(answer, SIDE_DEFINED)  # 'DEFERRED means that the transaction does not actually start ...'
         if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
-        if asked.wants_value and names_a_sibling(sub_question.text, _named_by(candidate)):
+        own_setting = 0.0
+        setting_value = asked.wants_value and asked.kind != "expansion"  # 'prdr_enable' spells out PRDR
+        if setting_value and names_a_sibling(sub_question.text, _named_by(candidate)):
             answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
+        elif setting_value and answer and names_asked_setting(sub_question.text, _named_by(candidate)):
+            own_setting = OWN_SETTING_BONUS  # 'message_size_limit | Default: 50M' for the largest message
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(
             Features(
@@ -312,7 +321,8 @@ def candidate_features(
                 + entity_bonus(query.entities, candidate.quote)
                 + literal_bonus(literals, candidate.quote)
                 + keyed[0]
-                + titled_by_question,
+                + titled_by_question
+                + own_setting,
                 length=1.0 if row_key(candidate) is not None else length_factor(candidate.focal),  # short by nature
                 shape_fit=_answer_fit(asked, answer, candidate, sub_question.text, literals)
                 * keyed[1]
@@ -378,6 +388,10 @@ def literal_bonus(literals: list[str], quote: str) -> float:
 
 
 KEY_BONUS = 0.5
+OWN_SETTING_BONUS = 0.2
+"""For a value stated for a setting named with the question's own words and measure words ('message_size_limit'
+for the largest message): the name says the value is the asked one, more surely than a heading of the question's
+words says a section is about it (`HEADING_BONUS`), less than the asked name itself (`KEY_BONUS`)."""
 KEYED_CONCEPTS = 0.75
 OTHER_KEY_FIT = 0.6
 """For a table row whose first cell, or a definition-list entry whose term, is a name the question uses:
@@ -443,7 +457,15 @@ def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] =
     keyed = _keyed_by(key, names) or (candidate.row and _keyed_by_words(key, asked_words))
     if keyed:
         return KEY_BONUS, 1.0
+    if _built_on(key, names):
+        return 0.0, 1.0  # 'prdr_enable' for PRDR: the entry of a setting named after the asked thing
     return (0.0, OTHER_KEY_FIT) if names or candidate.row else (0.0, 1.0)
+
+
+def _built_on(key: str, names: set[str]) -> bool:
+    """Whether a key is a setting's name with an asked name as one of its parts ('prdr_enable' on 'PRDR')."""
+    parts = set(re.split(r"[_.-]+", key.lower())) if "_" in key or "." in key else set()
+    return bool(parts & {name.lower() for name in names})
 
 
 _GENERIC_KEYS = frozenset(
@@ -464,7 +486,9 @@ def _keyed_by_words(key: str, asked_words: frozenset[str]) -> bool:
 def _answer_fit(asked: Asked, answer: float, candidate: Candidate, question: str, literals: list[str]) -> float:
     """The factor for what the span holds of the answer: less for a value question answered by no value, and
     less for a longer span whose first part alone holds as much (of the answer and of the quoted literals)."""
-    fit = NO_VALUE_FIT if asked.wants_value and answer == 0.0 else 1.0
+    fit = 1.0
+    if asked.wants_value and answer == 0.0:
+        fit = NO_EXPANSION_FIT if asked.kind == "expansion" else NO_VALUE_FIT
     if candidate.split:
         first = candidate.quote[: candidate.split - candidate.start]
         whole = (answer, literal_bonus(literals, candidate.quote))

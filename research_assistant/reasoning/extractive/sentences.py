@@ -179,9 +179,16 @@ ROW_MAX_CHARS = 600
 _ROW = re.compile(r"\S \| \S")
 
 
+_ALTERNATIVES = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}")
+"""A synopsis's optional or alternative parts: '[ -p | -h ]', '{start|stop}'."""
+
+
 def is_table_row(text: str) -> bool:
-    """A table row as the HTML extractor writes it: cells joined by ' | ', on one line."""
-    return bool(_ROW.search(text)) and "\n" not in text and len(text) <= ROW_MAX_CHARS
+    """A table row as the HTML extractor writes it: cells joined by ' | ', on one line; not a command's synopsis,
+    whose bars stand between alternatives in brackets ('prompt [ -p | -h ] [ theme ... ]')."""
+    if "\n" in text or len(text) > ROW_MAX_CHARS or not _ROW.search(text):
+        return False
+    return bool(_ROW.search(_ALTERNATIVES.sub("[]", text)))
 
 
 def _is_title_case(sentence: str) -> bool:

@@ -1,26 +1,6 @@
-"""Term sets for matching: stemmed content terms, identifier parts, and a few synonyms."""
+"""Term sets for matching: the query terms hidden in a candidate's long identifiers."""
 
 from __future__ import annotations
-
-from functools import lru_cache
-
-from research_assistant.reasoning.extractive.lexicon import SYNONYM_GROUPS
-from research_assistant.text.tokens import content_terms
-
-
-@lru_cache(maxsize=1)
-def _synonyms() -> dict[str, tuple[str, ...]]:
-    table: dict[str, list[str]] = {}
-    for group in SYNONYM_GROUPS:
-        stems = list(dict.fromkeys(t for word in group.split() for t in content_terms(word)))
-        for stem in stems:
-            table.setdefault(stem, []).extend(s for s in stems if s != stem and s not in table[stem])
-    return {stem: tuple(others) for stem, others in table.items()}
-
-
-def synonyms(term: str) -> tuple[str, ...]:
-    """Other stems of the term's synonym group, if any."""
-    return _synonyms().get(term, ())
 
 
 def with_identifier_matches(terms: list[str], query_terms: list[str]) -> list[str]:

@@ -90,3 +90,8 @@ def test_a_version_note_does_not_outrank_the_description() -> None:
     )
     found = evidence("What is the maximum recursion depth and how can it be changed?", [docs])
     assert found[0].quote.endswith("Set the maximum depth of the Python interpreter stack to limit.")
+
+
+def test_a_figure_with_its_unit_written_against_it_is_a_figure() -> None:
+    assert numbers_in("Default: 50M, retried for 5d, cached for 3600s or 100KiB") == ["50", "5", "3600", "100"]
+    assert numbers_in("a 2xx code, the 3rd try") == []

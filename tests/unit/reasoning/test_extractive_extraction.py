@@ -9,6 +9,7 @@ from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
     KEY_BONUS,
     KEYED_DEFINITION,
+    OWN_SETTING_BONUS,
     candidate_features,
     key_fit,
     score_candidates,
@@ -21,6 +22,7 @@ from research_assistant.reasoning.extractive.which import (
     asked_types,
     letter_names,
     names_a_sibling,
+    names_asked_setting,
     names_instance,
 )
 from research_assistant.schemas import Passage, SubQuestion
@@ -769,3 +771,60 @@ def test_a_table_keyed_by_symbols_answers_a_question_that_names_one() -> None:
     assert "-> | additional address in same delivery" in rows, "a row's symbols are its first cell, no list marker"
     [best, *_] = extract(question, question, [LOG_FLAGS])
     assert best.quote == "== | delivery deferred; temporary problem"
+
+
+SIZE_ENTRIES = [
+    Passage(
+        source_id="s-headers",
+        title="Main configuration",
+        text=(
+            "headers_charset | Use: main | Type: string | Default: unset\n\n"
+            "This option sets the character set in which the server will accept a message's header lines.\n\n"
+            "header_maxsize | Use: main | Type: integer | Default: 1M\n\n"
+            "This option controls the overall maximum size of a message's header section."
+        ),
+    ),
+    Passage(
+        source_id="s-limits",
+        title="Main configuration",
+        text=(
+            "message_size_limit | Use: main | Type: string | Default: 50M\n\n"
+            "This option limits the maximum size of message that the server will process."
+        ),
+    ),
+]
+
+
+def test_a_setting_named_with_the_questions_own_words_holds_the_asked_value() -> None:
+    """'header_maxsize' is about a part of a message; 'message_size_limit' is made of the question's word and
+    measure words only, so its default is the one asked for."""
+    question = "What is the largest message the server will accept by default?"
+    assert names_asked_setting(question, "message_size_limit | Use: main | Default: 50M")
+    assert not names_asked_setting(question, "header_maxsize | Use: main | Default: 1M")
+    found = candidates(SIZE_ENTRIES)
+    features = candidate_features(question, SubQuestion(id="q1", text=question), SIZE_ENTRIES, found, Embedder())
+    bonus = {c.quote.split(" |")[0]: f.bonus for c, f in zip(found, features, strict=True) if f and c.lead}
+    assert bonus["message_size_limit"] >= bonus["header_maxsize"] + OWN_SETTING_BONUS
+    [best, *_] = extract(question, question, SIZE_ENTRIES)
+    assert "Default: 50M" in best.quote
+
+
+ACRONYM_ENTRY = Passage(
+    source_id="s-prdr",
+    title="Main configuration",
+    text=(
+        "The PRDR ACL is available only when the server is built with PRDR support. It becomes active only when "
+        "PRDR is negotiated between client and server, and PRDR then runs for each recipient.\n\n"
+        "prdr_enable | Use: main | Type: boolean | Default: false\n\n"
+        "This option can be used to enable the Per-Recipient Data Response extension to SMTP. If the option is "
+        "set, PRDR is advertised by the server."
+    ),
+)
+
+
+def test_an_option_named_after_an_acronym_spells_it_out_as_its_entry() -> None:
+    """Neither a sibling setting's value nor a row keyed by another name: 'prdr_enable' is PRDR's own entry,
+    and a sentence that only uses the acronym does not say what it stands for."""
+    question = "What does PRDR stand for?"
+    [best, *_] = extract(question, question, [ACRONYM_ENTRY])
+    assert "Per-Recipient Data Response" in best.quote

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.reasoning.extractive.sentences import is_informative, split_sentences
+from research_assistant.reasoning.extractive.sentences import is_informative, is_table_row, split_sentences
 
 DOC_PAGE = """sys.getrecursionlimit()
 Return the current value of the recursion limit, the maximum depth of the Python interpreter stack. \
@@ -84,3 +84,10 @@ def test_fragments_are_not_evidence(fragment: str) -> None:
 )
 def test_real_sentences_are_evidence(sentence: str) -> None:
     assert is_informative(sentence)
+
+
+def test_a_synopsis_with_alternatives_in_brackets_is_not_a_table_row() -> None:
+    assert not is_table_row("prompt [ -p | -h ] [ theme ... ]")
+    assert not is_table_row("git [--version | --help] <command>")
+    assert is_table_row("--opt [a | b] | what the option does")
+    assert is_table_row("h | short | integer | 2")

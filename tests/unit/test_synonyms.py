@@ -1,0 +1,17 @@
+"""Synonym groups: a question's words and the words a manual answers in."""
+
+from __future__ import annotations
+
+from research_assistant.text.synonyms import synonym_words, synonyms
+
+
+def test_the_words_of_a_texts_synonym_groups_that_it_does_not_use() -> None:
+    extra = synonym_words("What is the largest message the server will accept by default?")
+    assert {"maximum", "size", "initial"} <= set(extra)
+    assert "largest" not in extra and "default" not in extra
+    assert synonym_words("How are tram fares paid?") == []
+
+
+def test_synonyms_are_stems_of_the_same_group() -> None:
+    assert "maximum" in synonyms("largest") and "size" in synonyms("largest")
+    assert synonyms("tram") == ()
