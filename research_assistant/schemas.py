@@ -240,6 +240,17 @@ class ResearchReport(Record):
     caveats: list[str] = Field(default_factory=list)
     quick_answer: bool = Field(default=False, description="A short cited answer to a simple question.")
 
+    def statements(self) -> list[Finding]:
+        """The findings a reader takes as the report's statements: summary, key findings, sections, consensus
+        and the sides of conflicts, in report order (the direct answer is quoted, not stated)."""
+        return [
+            *self.summary,
+            *self.key_findings,
+            *(f for section in self.sections for f in section.findings),
+            *self.consensus,
+            *(f for conflict in self.conflicts for f in conflict.sides),
+        ]
+
 
 class TokenUsage(Record):
     """Model tokens and what they cost, for one call or summed over a role or a run."""

@@ -18,7 +18,7 @@ from research_assistant.report.render import render_report
 from research_assistant.report.summary import RunSummary
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.report.verify import verify_report
-from research_assistant.schemas import ModelUsage, Notice, QueryAnalysis, ResearchPlan, ResearchReport, SourceStatus
+from research_assistant.schemas import ModelUsage, Notice, QueryAnalysis, ResearchPlan, SourceStatus
 from research_assistant.services import services_of
 from research_assistant.settings import get_settings
 from research_assistant.state import ResearchState
@@ -92,7 +92,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         spent += judged.usage
         summary = summary.model_copy(update=_model_usage(state.spent + spent))
         markdown = redact(rendered(removed, checked)[0], get_settings().secret_values())
-    unverified = _unverified(report)
+    unverified = len({f.text for f in report.statements() if UNVERIFIED in f.text})  # distinct statements marked
     emit(
         runtime,
         "synthesize",
@@ -128,18 +128,6 @@ def _model_usage(spent: ModelUsage) -> dict[str, Any]:
         "model_cached": spent.cached,
         "model_failed": spent.failed,
     }
-
-
-def _unverified(report: ResearchReport) -> int:
-    """How many distinct statements of the report are marked as not clearly supported by their evidence."""
-    findings = [
-        *report.summary,
-        *report.key_findings,
-        *(f for section in report.sections for f in section.findings),
-        *report.consensus,
-        *(f for conflict in report.conflicts for f in conflict.sides),
-    ]
-    return len({f.text for f in findings if UNVERIFIED in f.text})
 
 
 def _removals(removed: int, checked: int) -> list[Notice]:

@@ -511,15 +511,8 @@ def _findings(items: Sequence[FindingOut], known: dict[str, Evidence]) -> list[F
 
 
 def _statements(report: ResearchReport) -> list[tuple[str, list[str]]]:
-    findings = [
-        *report.summary,
-        *report.key_findings,
-        *(f for s in report.sections for f in s.findings),
-        *report.consensus,
-        *(f for c in report.conflicts for f in c.sides),
-    ]
     unique: dict[str, list[str]] = {}
-    for finding in findings:
+    for finding in report.statements():
         unique.setdefault(finding.text, finding.evidence_ids)
     return list(unique.items())
 
