@@ -28,6 +28,7 @@ from research_assistant.reasoning.llm.models import ModelUnavailable, Role, buil
 from research_assistant.reasoning.llm.prompts import Messages, correction
 from research_assistant.schemas import ModelUsage, TokenUsage
 from research_assistant.settings import Settings, model_choice
+from research_assistant.text.spaces import clip, error_line
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -63,11 +64,6 @@ def report_usage(role: str, usage: TokenUsage, cached: bool = False, failed: boo
     )
     with contextlib.suppress(RuntimeError):  # outside a graph run (a test, a script) nothing listens
         get_stream_writer()(event.model_dump(exclude_none=True))
-
-
-def _short(error: object) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= 200 else text[:199] + "…"
 
 
 _STATUS_REASONS = {
@@ -199,7 +195,8 @@ class StructuredCaller:
                 if self.cache is not None:
                     self.cache.put(key, parsed)
                 return parsed
-            conversation += [("ai", str(getattr(raw, "content", ""))[:4000]), correction(_short(problem or "empty"))]
+            said = str(getattr(raw, "content", ""))[:4000]
+            conversation += [("ai", said), correction(clip(error_line(problem or "empty"), 200))]
         raise StepFailed(f"the model's reply did not fit its format after {attempts} tries")
 
     def _structured(self, spec: str, schema: type[BaseModel]) -> Any:

@@ -145,11 +145,6 @@ class TokenLedger:
         return {role: CallCounts(u.calls, u.cached, u.failed) for role, u in self._total.roles.items()}
 
     @property
-    def call_counts(self) -> CallCounts:
-        """The run's calls, all roles together."""
-        return CallCounts(self._total.calls, self._total.cached, self._total.failed)
-
-    @property
     def tokens(self) -> int:
         return self._total.tokens
 

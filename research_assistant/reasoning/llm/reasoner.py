@@ -61,12 +61,12 @@ from research_assistant.schemas import (
     SourceType,
     SubQuestion,
 )
+from research_assistant.text.spaces import collapse, error_line
 from research_assistant.text.tokens import content_terms, normalize_query
 
 T = TypeVar("T")
 P = ParamSpec("P")
 
-_SPACE = re.compile(r"\s+")
 _ACCESS = re.compile(r"; via [^)\n]*\)_")
 COVERED = 0.7
 """A sub-question's coverage score (0-1) from which it counts as answered."""
@@ -98,10 +98,6 @@ def plain_query(text: str) -> str:
     return " ".join(URL_LIKE.sub(" ", text).split())[:200]
 
 
-def _normalized(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
-
-
 class _Said:
     """What went wrong in one call of a step, for the `Step` it returns."""
 
@@ -112,8 +108,7 @@ class _Said:
     def fell_back(self, step: str, error: Exception, subject: str = "") -> None:
         """A step the extractive reasoner did instead: said once per step and reason, `subject` (a sub-question
         id) naming which of several."""
-        reason = " ".join(str(error).split()) or type(error).__name__
-        self.fallbacks.append(Fallback(step, clip(reason, 160), subject))
+        self.fallbacks.append(Fallback(step, clip(error_line(error), 160), subject))
 
 
 def _step(
@@ -179,7 +174,8 @@ class LLMReasoner:
 
     def model_calls(self) -> CallCounts:
         """This run's model calls so far: in all, answered from the cache, and failed."""
-        return self.caller.ledger().call_counts
+        usage = self.caller.ledger().usage
+        return CallCounts(usage.calls, usage.cached, usage.failed)
 
     # The protocol: each step is given its `_Said` first (by `_step`), and returns a `Step` ------------------
 
@@ -191,10 +187,10 @@ class LLMReasoner:
             said.fell_back("Analysis", error)
             return (await self.fallback.analyze(question)).value
         return QueryAnalysis(
-            keywords=[k for k in (_normalized(k) for k in out.keywords) if k][:8] or question.split()[:4],
-            entities=[_normalized(e) for e in out.entities][:8],
+            keywords=[k for k in (collapse(k) for k in out.keywords) if k][:8] or question.split()[:4],
+            entities=[collapse(e) for e in out.entities][:8],
             query_type=QueryType(out.query_type),
-            domain=_normalized(out.domain)[:40] or "general",
+            domain=collapse(out.domain)[:40] or "general",
             needs_recent=out.needs_recent,
             intent=Intent(out.intent),
         )
@@ -216,7 +212,7 @@ class LLMReasoner:
             return baseline.model_copy(update={"sub_questions": baseline.sub_questions[:wanted]})
         sub_questions: list[SubQuestion] = []
         for planned in out.sub_questions:
-            text = clip(_normalized(URL_LIKE.sub(" ", planned.text)), 300)
+            text = clip(collapse(URL_LIKE.sub(" ", planned.text)), 300)
             queries = [q for q in dict.fromkeys(plain_query(q) for q in planned.queries) if q]
             if not text:
                 continue
@@ -235,7 +231,7 @@ class LLMReasoner:
             said.fell_back("Planning", StepFailed("the plan had no sub-questions"))
             return (await self.fallback.plan(question, analysis, profile)).value
         plan = framed_plan(sub_questions, analysis, profile)
-        criteria = clip(_normalized(out.completion_criteria), 300) or plan.completion_criteria
+        criteria = clip(collapse(out.completion_criteria), 300) or plan.completion_criteria
         return plan.model_copy(update={"completion_criteria": criteria})
 
     @_step()
@@ -265,8 +261,8 @@ class LLMReasoner:
             if not 1 <= item.passage <= len(passages):
                 continue
             passage = passages[item.passage - 1]
-            quote = _normalized(item.quote)
-            if len(quote) < 12 or quote not in _normalized(passage.text):
+            quote = collapse(item.quote)
+            if len(quote) < 12 or quote not in collapse(passage.text):
                 continue  # not verbatim: a model may not put words in a source's mouth
             if URL_LIKE.search(quote) or MARKUP.search(quote):
                 continue  # a page's link, image or markup is never evidence, even quoted word for word
@@ -357,7 +353,7 @@ class LLMReasoner:
             new_queries=new_queries[: 2 * max(len(gaps), 1)],
             # Every sub-question answered is a complete research, whatever the sources' dates and credibility.
             complete=confidence >= self.confidence_threshold or (bool(coverage) and not gaps),
-            hint=clip(_normalized(out.reformulation_hint), 300) if isinstance(out, ProgressOut) else "",
+            hint=clip(collapse(out.reformulation_hint), 300) if isinstance(out, ProgressOut) else "",
         )
 
     # The report's usage includes what a step cut short (by the time limit) had spent: it is the last step.
