@@ -121,12 +121,25 @@ async def evidence_in(
 ) -> Step[list[Evidence]]:
     """The evidence one read source holds, for every sub-question, best first within each, with what the
     reasoner said and spent finding it."""
+    return await _evidence_of([source_id], question, sub_questions, analysis, context)
+
+
+async def _evidence_of(
+    source_ids: list[str],
+    question: str,
+    sub_questions: list[SubQuestion],
+    analysis: QueryAnalysis | None,
+    context: Context,
+) -> Step[list[Evidence]]:
+    """The evidence of sources read together, per sub-question ranked across all of them."""
+    if not source_ids:
+        return Step([])
     services = services_of(context)
-    # Every sub-question reads the same text: the cache file is read and parsed once.
+    # Every sub-question reads the same sources' texts: each cache file is read and parsed once.
     text_of = functools.lru_cache(maxsize=None)(services.documents.text)
     batches = await asyncio.gather(
         *(
-            _extract_one(services, context, question, sub_question, [source_id], text_of, analysis)
+            _extract_one(services, context, question, sub_question, source_ids, text_of, analysis)
             for sub_question in sub_questions
         )
     )
@@ -181,24 +194,6 @@ def select_evidence(
     return kept
 
 
-async def _pooled(
-    services: Services, context: Context, state: ResearchState, source_ids: list[str]
-) -> Step[list[Evidence]]:
-    """The evidence of sources read together, per sub-question ranked across all of them."""
-    assert state.plan is not None, "plan_strategy runs first"
-    if not source_ids:
-        return Step([])
-    # Every sub-question reads the same sources' texts: each cache file is read and parsed once per step.
-    text_of = functools.lru_cache(maxsize=None)(services.documents.text)
-    batches = await asyncio.gather(
-        *(
-            _extract_one(services, context, state.question, sub_question, source_ids, text_of, state.analysis)
-            for sub_question in state.plan.sub_questions
-        )
-    )
-    return joined(batches)
-
-
 async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Close the round: the evidence of the sources no browse task extracted, and the best of all the round's."""
     assert state.plan is not None, "plan_strategy runs first"
@@ -208,7 +203,8 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
         return {}
     services = services_of(runtime.context)
     on_read = {sid for sid in fresh if extracted_on_read(state.sources[sid], services.reasoner)}
-    pooled = await _pooled(services, runtime.context, state, [sid for sid in fresh if sid not in on_read])
+    others = [sid for sid in fresh if sid not in on_read]
+    pooled = await _evidence_of(others, state.question, state.plan.sub_questions, state.analysis, runtime.context)
     kept = pooled.value
     read_by_tasks = [item for item in state.found.values() if item.source_id in on_read]
     if read_by_tasks:
