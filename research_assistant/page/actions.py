@@ -167,21 +167,29 @@ def start_research(state: PageState, submission: Submission, settings: Settings)
     return True
 
 
+def _stored_run(
+    state: PageState, settings: Settings, run_id: str, events: bool = False
+) -> tuple[RunRecord, list[Any]] | None:
+    """The run's record (and, with `events`, its trace); None, with the page's error set, when it cannot be read."""
+    record, earlier, state.error = None, [], ""
+    with store_problems(state, settings.db_dir), open_store(settings.db_dir) as store:
+        record = store.get(run_id)
+        earlier = list(store.events(run_id)) if record is not None and events else []
+    if record is None and not state.error:
+        state.error = f"Run {run_id} is not in the run store any more."
+    return None if record is None or state.error else (record, earlier)
+
+
 def _stopped_run(state: PageState, settings: Settings, run_id: str) -> tuple[RunRecord, Context, list[Any]] | None:
     """The run to carry on with, its context and its trace so far; None (with the page's error set) when it
     cannot be carried on with."""
     if state.busy:
         state.error = BUSY
         return None
-    record, earlier, state.error = None, [], ""
-    with store_problems(state, settings.db_dir), open_store(settings.db_dir) as store:
-        record = store.get(run_id)
-        earlier = list(store.events(run_id)) if record is not None else []
-    if state.error:
+    found = _stored_run(state, settings, run_id, events=True)
+    if found is None:
         return None
-    if record is None:
-        state.error = f"Run {run_id} is not in the run store any more."
-        return None
+    record, earlier = found
     context = replace(record.parameters, db_dir=settings.db_dir, cache_dir=settings.cache_dir, services=state.services)
     return record, context, earlier
 
@@ -228,26 +236,20 @@ def open_run(run_id: str) -> None:
 def run_again(run_id: str, choices: Sequence[ProviderChoice], further: bool = False) -> None:
     """Run again: the form, filled with a past run's question and parameters, ready to be tweaked; `further`: at
     the next depth, without the run's source limit (a run that found nothing)."""
-    state, settings = page_state(), get_settings()
-    state.error = ""
-    record = None
-    with store_problems(state, settings.db_dir), open_store(settings.db_dir) as store:
-        record = store.get(run_id)
-    if state.error:
-        return
-    if record is None:
-        state.error = f"Run {run_id} is not in the run store any more."
-        return
     from research_assistant.report.locations import chosen_folder
 
+    state, settings = page_state(), get_settings()
+    found = _stored_run(state, settings, run_id)
+    if found is None:
+        return
+    record = found[0]
     options = source_options(choices)
-    configured = [choice.name for choice in choices if not choice.missing]
     defaults = form_defaults(settings, options)
     # A run with uploads researched a folder of the upload cache: the form gets the folder the analyst chose.
     folder = chosen_folder(record.parameters.corpus_dir, settings.cache_dir / UPLOADS_FOLDER)
     parameters = replace(record.parameters, corpus_dir=Path(folder) if folder else None)
     record = record.model_copy(update={"parameters": parameters})
-    state.form = form_from_run(record, options, configured, defaults)
+    state.form = form_from_run(record, options, [choice.name for choice in choices if not choice.missing], defaults)
     if further:
         state.form = deeper(state.form)
     state.form_generation += 1

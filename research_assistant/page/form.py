@@ -245,11 +245,6 @@ def _cap(text: str) -> Any:
     return text.strip().removeprefix("$").replace(",", "").replace("_", "").strip() or None
 
 
-def max_sources_help() -> str:
-    limits = ", ".join(f"{depth.value} {profile.max_sources}" for depth, profile in PROFILES.items())
-    return f"Most sources read. Leave empty for the depth's own limit ({limits})."
-
-
 # Drawing -------------------------------------------------------------------------------------------------
 
 
@@ -304,6 +299,7 @@ def research_form(state: PageState, settings: Settings, choices: Sequence[Provid
                 help="How the Sources list and the source cards write each source: numeric, APA or MLA.",
             )
             limit_column, recency_column = st.columns(2)
+            limits = ", ".join(f"{depth.value} {profile.max_sources}" for depth, profile in PROFILES.items())
             max_sources = limit_column.number_input(
                 "Max sources",
                 min_value=1,
@@ -311,7 +307,7 @@ def research_form(state: PageState, settings: Settings, choices: Sequence[Provid
                 value=defaults.max_sources,
                 step=1,
                 placeholder="depth's limit",
-                help=max_sources_help(),
+                help=f"Most sources read. Leave empty for the depth's own limit ({limits}).",
             )
             recency_options = list(RECENCY_LABELS)
             if defaults.recency_days not in recency_options:

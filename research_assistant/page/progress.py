@@ -242,12 +242,6 @@ def log_line(event: TraceEvent) -> str | None:
     return None
 
 
-def live_log(events: Iterable[TraceEvent], limit: int = LOG_LINES) -> list[str]:
-    """The latest lines of the live log, newest first."""
-    lines = [line for line in (log_line(event) for event in events) if line]
-    return lines[::-1][:limit]
-
-
 def totals_line(total: Totals) -> str:
     parts = [f"{total.queries} queries", f"{total.read} sources read"]
     how = [f"{n} {what}" for n, what in ((total.fetched, "fetched"), (total.cached, "from cache")) if n]
@@ -282,7 +276,7 @@ def _lines(found: Sequence[Step], events: Sequence[TraceEvent]) -> None:
 
 
 def _log(events: Sequence[TraceEvent]) -> None:
-    lines = live_log(events)
+    lines = [line for line in (log_line(event) for event in events) if line][::-1][:LOG_LINES]  # newest first
     st.markdown("**Live log** (newest first)")
     if not lines:
         st.caption("Starting: loading the document index and the search providers…")

@@ -77,12 +77,6 @@ def cited_sources(state: Mapping[str, Any], markdown: str = "") -> dict[int, Sou
     return {number: by_locator[locator] for number, locator in sorted(parsed.items()) if locator in by_locator}
 
 
-def source_entry(source: SourceRecord, number: int, style: CitationStyle) -> str:
-    """The source's entry in the report's Sources list, in the run's citation style, without its number and
-    quotes (safe Markdown): the renderer's own `format_source`, so the card and the report agree."""
-    return format_source(source, number, style).splitlines()[0].removeprefix(f"[{number}] ")
-
-
 def source_cards(state: Mapping[str, Any], style: CitationStyle, markdown: str = "") -> list[SourceCard]:
     """A card for every source the report cites, numbered as in the report, with the passages it quotes from it
     (`markdown`: the report, read only for a run saved before its state carried the numbering)."""
@@ -91,8 +85,12 @@ def source_cards(state: Mapping[str, Any], style: CitationStyle, markdown: str =
     ids = cited or list(evidence)
     cards = []
     for number, source in cited_sources(state, markdown).items():
-        quotes = tuple(dict.fromkeys(quote for quote in _source_quotes(ids, evidence, source.id) if quote))
-        cards.append(SourceCard(number, source, quotes[:QUOTES_PER_CARD], source_entry(source, number, style)))
+        found = (evidence[eid] for eid in ids if eid in evidence)
+        quoted = (normalize_whitespace(item.quote) for item in found if item.source_id == source.id)
+        quotes = tuple(dict.fromkeys(quote for quote in quoted if quote))
+        # Its Sources entry is the renderer's own `format_source`, without number and quotes: card and report agree.
+        entry = format_source(source, number, style).splitlines()[0].removeprefix(f"[{number}] ")
+        cards.append(SourceCard(number, source, quotes[:QUOTES_PER_CARD], entry))
     return cards
 
 
@@ -119,16 +117,6 @@ def local_file(locator: str, roots: Sequence[Path]) -> Path | None:
         if path.is_relative_to(root.resolve()):
             return path
     return None
-
-
-def uncited_line(source: SourceRecord, roots: list[Path]) -> str:
-    title = escape_markdown(source.title) or "Untitled"
-    return f"- {title}: {locator_markdown(source.locator, roots)}"
-
-
-def _source_quotes(ids: Sequence[str], evidence: Mapping[str, Evidence], source_id: str) -> list[str]:
-    found = (evidence[eid] for eid in ids if eid in evidence)
-    return [normalize_whitespace(item.quote) for item in found if item.source_id == source_id]
 
 
 def facts_line(source: SourceRecord) -> str:
@@ -165,10 +153,12 @@ def failed_sources(state: Mapping[str, Any]) -> list[SourceRecord]:
     return sorted((s for s in sources.values() if s.status is SourceStatus.FAILED), key=lambda s: s.locator)
 
 
+def uncited_line(source: SourceRecord, roots: list[Path]) -> str:
+    return f"- {escape_markdown(source.title) or 'Untitled'}: {locator_markdown(source.locator, roots)}"
+
+
 def failed_line(source: SourceRecord, roots: list[Path]) -> str:
-    title = escape_markdown(source.title) or "Untitled"
-    reason = escape_markdown(source.reason or "unknown reason")
-    return f"- {title}: {locator_markdown(source.locator, roots)} ({reason})"
+    return f"{uncited_line(source, roots)} ({escape_markdown(source.reason or 'unknown reason')})"
 
 
 # Drawing -------------------------------------------------------------------------------------------------
