@@ -61,13 +61,9 @@ async def in_thread(function: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.
         _stop.reset(token)
 
 
-def stop_requested() -> bool:
-    """Whether the task awaiting this thread's work (run by `in_thread`) was cancelled."""
-    stop = _stop.get()
-    return stop is not None and stop.is_set()
-
-
 def check_stop() -> None:
-    """Raise `Stopped` when the task awaiting this thread's work was cancelled; otherwise do nothing."""
-    if stop_requested():
+    """Raise `Stopped` when the task awaiting this thread's work (run by `in_thread`) was cancelled; otherwise do
+    nothing."""
+    stop = _stop.get()
+    if stop is not None and stop.is_set():
         raise Stopped("stopped: the run was cancelled")

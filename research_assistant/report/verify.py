@@ -107,10 +107,6 @@ class _Verifier:
         """(evidence ids checked, evidence ids rejected)."""
         return len(self._verdicts), sum(not ok for ok in self._verdicts.values())
 
-    def _holds(self, evidence_id: str, quote: str) -> bool:
-        text = self.text(self._evidence[evidence_id].source_id)
-        return text is not None and quoted_in(quote, text)
-
     def _voice(self, finding: Finding) -> Finding | None:
         """The finding with only verified evidence (for a quotation: only evidence whose source holds it)."""
         ids = [eid for eid in dict.fromkeys(finding.evidence_ids) if self.evidence_ok(eid)]
@@ -118,7 +114,8 @@ class _Verifier:
         if not ids:
             problem = "no verified evidence"
         elif finding.verbatim:
-            holding = [eid for eid in ids if self._holds(eid, finding.text)]
+            texts = {eid: self.text(self._evidence[eid].source_id) for eid in ids}
+            holding = [eid for eid, text in texts.items() if text is not None and quoted_in(finding.text, text)]
             if not holding:
                 problem = "quoted text not found in its cited sources"
             elif len(holding) < len(ids):

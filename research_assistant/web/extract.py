@@ -206,6 +206,7 @@ def _from_html(page: FetchedPage) -> ExtractedPage:
     # The canonical link is the exception: html_to_text reads it as written, trafilatura re-encodes it
     # and reports the page's own address when the page names none.
     own_canonical = metadata.canonical_url if metadata.canonical_url != url else None
+    lang = _HTML_LANG.search(html[:_HEAD_BYTES])
     return ExtractedPage(
         title=_title(metadata.title, _clean_title(soup_page.title)) or _title_from_url(url),
         text=text,
@@ -214,7 +215,7 @@ def _from_html(page: FetchedPage) -> ExtractedPage:
         canonical_url=_web_url(soup_page.canonical_url, url) or _web_url(own_canonical, url),
         final_url=url,
         content_type=page.content_type,
-        language=metadata.language or _html_language(html),
+        language=metadata.language or (lang.group(1).lower() if lang else None),
         extractor=extractor,
     )
 
@@ -483,11 +484,6 @@ def _web_url(candidate: str | None, base: str) -> str | None:
         return None
     resolved = urljoin(base, candidate.strip())
     return resolved if is_web_url(resolved) and urlsplit(resolved).hostname else None
-
-
-def _html_language(html: str) -> str | None:
-    found = _HTML_LANG.search(html[:_HEAD_BYTES])
-    return found.group(1).lower() if found else None
 
 
 def _title_from_url(url: str) -> str:

@@ -86,10 +86,6 @@ class AddressPolicy:
         self._allowed = tuple(allowed_networks)
         self._resolver = resolver or _system_resolver
 
-    @property
-    def allowed_networks(self) -> tuple[IPNetwork, ...]:
-        return self._allowed
-
     def check_url(self, url: str) -> None:
         """Refuse, without DNS, a URL that is not http(s) or whose host is a forbidden address in any spelling.
 
@@ -171,7 +167,8 @@ class AddressPolicy:
             address = ipaddress.IPv6Address(str(address).split("%", 1)[0])
         target = _connects_to(address)
         if target in _METADATA_ADDRESSES or address in _METADATA_ADDRESSES:
-            if any(_names_exactly(network, target) for network in self._allowed):
+            # Only a range naming exactly that address lets it through.
+            if any(net.num_addresses == 1 and net.network_address == target for net in self._allowed):
                 return None
             return _phrase(address, target, "a cloud metadata address")
         if any(address in network or target in network for network in self._allowed):
@@ -188,10 +185,6 @@ class AddressPolicy:
 
 def _phrase(address: IPAddress, target: IPAddress, label: str) -> str:
     return f"is {label}" if target == address else f"maps to {target}, {label}"
-
-
-def _names_exactly(network: IPNetwork, address: IPAddress) -> bool:
-    return network.num_addresses == 1 and network.network_address == address
 
 
 def _connects_to(address: IPAddress) -> IPAddress:
