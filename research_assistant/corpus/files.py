@@ -16,8 +16,8 @@ import os
 import threading
 from pathlib import Path
 
-LINKED_FROM = ".linked-folder"
-"""In a run folder of the upload workspace: the documents folder whose files it links to (one line)."""
+from research_assistant.report.locations import LINKED_FROM
+
 UPLOAD_WORKSPACE = "uploads"
 """The app's upload workspace, inside the cache folder (`RESEARCH_CACHE_DIR`)."""
 OUTSIDE = "a link to a file outside the corpus folder; not read"

@@ -17,6 +17,7 @@ from research_assistant.corpus.files import max_file_bytes, too_large
 from research_assistant.text.decoding import UnreadableText, decode_markup, decode_text
 from research_assistant.text.html import html_to_text
 from research_assistant.text.pdf import read_pdf
+from research_assistant.text.spaces import error_line
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_FIELD = re.compile(r"^([A-Za-z_]+)[ \t]*:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
@@ -106,7 +107,7 @@ def _load_docx(path: Path) -> LoadedFile:
     except KeyError as error:
         raise CorpusFileError(f"damaged Word file (missing part {error})") from None
     except Exception as error:  # python-docx surfaces lxml and zip errors of many kinds
-        raise CorpusFileError(f"cannot read the Word file ({type(error).__name__}: {_one_line(error)})") from None
+        raise CorpusFileError(f"cannot read the Word file ({type(error).__name__}: {error_line(error, 200)})") from None
     text = "\n\n".join(text for _, text in blocks)
     if not text.strip():
         raise CorpusFileError("the document has no text")
@@ -114,10 +115,6 @@ def _load_docx(path: Path) -> LoadedFile:
     title = (props.title or "").strip() or heading or path.stem
     published = props.created.isoformat()[:10] if props.created else None
     return LoadedFile(title=title, text=text, author=(props.author or "").strip() or None, published=published)
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())[:200] or type(error).__name__
 
 
 _LOADERS: dict[str, Callable[[Path], LoadedFile]] = {
@@ -155,7 +152,7 @@ def load_file(path: Path, max_bytes: int | None = None) -> LoadedFile:
     except RecursionError:
         raise CorpusFileError("the file is too deeply nested to parse") from None
     except Exception as error:  # the loaders catch what they expect; anything else is still one file's problem
-        raise CorpusFileError(f"cannot read the file ({type(error).__name__}: {_one_line(error)})") from None
+        raise CorpusFileError(f"cannot read the file ({type(error).__name__}: {error_line(error, 200)})") from None
     if not loaded.text or loaded.text.isspace():  # not `strip()`, which copies the whole text
         raise CorpusFileError("the file has no text")
     return loaded
