@@ -66,8 +66,7 @@ async def route_query(
             return ranked, failures
         return [], failures
 
-    groups = preferred_groups(fallback_groups(providers), task.source_types)
-    answers = await asyncio.gather(*(ask(group) for group in groups))
+    answers = await asyncio.gather(*(ask(group) for group in provider_groups(providers, task.source_types)))
     hits = [hit for group_hits, _ in answers for hit in group_hits]
     failures = [notice for _, group_notices in answers for notice in group_notices]
     if recency_days is None:
@@ -76,19 +75,14 @@ async def route_query(
     return Routed(recent, failures, too_old=len(hits) - len(recent))
 
 
-def fallback_groups(providers: Sequence[SearchProvider]) -> list[list[SearchProvider]]:
-    """Providers grouped by the source kinds they serve, in configuration order."""
+def provider_groups(providers: Sequence[SearchProvider], preferred: Sequence[SourceType]) -> list[list[SearchProvider]]:
+    """Providers grouped by the source kinds they serve, in configuration order: the groups serving the kinds
+    of source a sub-question prefers; all of them when it prefers none, or none of the run's kinds."""
     groups: dict[frozenset[SourceType], list[SearchProvider]] = {}
     for provider in providers:
         groups.setdefault(provider.source_types, []).append(provider)
-    return list(groups.values())
-
-
-def preferred_groups(groups: list[list[SearchProvider]], preferred: Sequence[SourceType]) -> list[list[SearchProvider]]:
-    """The provider groups serving the kinds of source a sub-question prefers; all of them when it prefers
-    none, or none of the run's kinds."""
-    chosen = [group for group in groups if group[0].source_types & set(preferred)]
-    return chosen or groups
+    chosen = [group for group in groups.values() if group[0].source_types & set(preferred)]
+    return chosen or list(groups.values())
 
 
 def is_recent(result: SearchResult, days: int, today: date) -> bool:
