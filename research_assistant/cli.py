@@ -100,14 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     runs = commands.add_parser("runs", help="list past runs, newest first")
     runs.add_argument("--limit", type=_positive_int, default=20, help="how many runs to list (default: 20)")
-    show = commands.add_parser("show", help="print one run: its parameters, metrics and report, or its state so far")
-    show.add_argument("run_id", help="the run's id (or its first characters)")
-    trace = commands.add_parser("trace", help="print a run's trace as JSON lines")
-    trace.add_argument("run_id", help="the run's id (or its first characters)")
-    export = commands.add_parser(
-        "export", help="export a run: its report as Markdown, PDF or Word, its state as JSON, its evidence as CSV"
-    )
-    export.add_argument("run_id", help="the run's id (or its first characters)")
+    for name, about in (
+        ("show", "print one run: its parameters, metrics and report, or its state so far"),
+        ("trace", "print a run's trace as JSON lines"),
+        ("export", "export a run: its report as Markdown, PDF or Word, its state as JSON, its evidence as CSV"),
+    ):
+        commands.add_parser(name, help=about).add_argument("run_id", help="the run's id (or its first characters)")
+    export = commands.choices["export"]
     export.add_argument("--format", choices=EXPORT_FORMATS, default="md", help="what to export (default: md)")
     export.add_argument(
         "--out",
