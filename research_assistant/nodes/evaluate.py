@@ -27,10 +27,6 @@ def threshold_of(services: Services, context: Context) -> float:
     return float(own if own is not None else context.profile.confidence_threshold)
 
 
-def reached(assessment: ProgressAssessment, services: Services, context: Context) -> bool:
-    return assessment.complete or assessment.confidence >= threshold_of(services, context)
-
-
 def stop_reason(
     state: ResearchState, context: Context, assessment: ProgressAssessment, iteration: int, now: float
 ) -> tuple[str | None, list[SearchQuery]]:
@@ -88,7 +84,7 @@ async def evaluate_progress(state: ResearchState, runtime: Runtime[Context]) -> 
     reason, queries = stop_reason(state, runtime.context, assessment, iteration, time.time())
     covered = sum(1 for item in assessment.coverage if item.covered)
     notices = reasoner_notices(runtime, "evaluate_progress", step)
-    if reason and not reached(assessment, services, runtime.context):
+    if reason and not (assessment.complete or assessment.confidence >= threshold_of(services, runtime.context)):
         notices.append(Notice(message=f"Research stopped before reaching its confidence threshold: {reason}."))
     emit(
         runtime,
