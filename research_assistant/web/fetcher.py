@@ -26,7 +26,7 @@ import mimetypes
 import threading
 import zlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from http import HTTPStatus
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -75,21 +75,10 @@ class FetchLimits:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchLimits:
-        return cls(
-            connect_timeout=settings.fetch_connect_timeout,
-            read_timeout=settings.fetch_read_timeout,
-            total_timeout=settings.fetch_total_timeout,
-            max_bytes=settings.fetch_max_bytes,
-            max_decompressed_bytes=settings.fetch_max_decompressed_bytes,
-            max_redirects=settings.fetch_max_redirects,
-            concurrency=settings.fetch_concurrency,
-            per_host=settings.fetch_per_host,
-            attempts=settings.fetch_attempts,
-            backoff_seconds=settings.fetch_backoff_seconds,
-            retry_after_max=settings.fetch_retry_after_max,
-            user_agent=settings.user_agent,
-            respect_robots=settings.respect_robots,
-        )
+        """Each limit from its setting: `fetch_<name>`, except the user agent and robots.txt, which are shared."""
+        shared = ("user_agent", "respect_robots")
+        names = {f.name: f.name if f.name in shared else f"fetch_{f.name}" for f in fields(cls)}
+        return cls(**{name: getattr(settings, setting) for name, setting in names.items()})
 
 
 @dataclass
