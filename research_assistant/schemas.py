@@ -268,14 +268,7 @@ class RoleUsage(TokenUsage):
     failed: int = 0
 
     def __add__(self, other: RoleUsage) -> RoleUsage:
-        return RoleUsage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cost_usd=self.cost_usd + other.cost_usd,
-            calls=self.calls + other.calls,
-            cached=self.cached + other.cached,
-            failed=self.failed + other.failed,
-        )
+        return RoleUsage(**{name: getattr(self, name) + getattr(other, name) for name in RoleUsage.model_fields})
 
 
 class ModelUsage(Record):
