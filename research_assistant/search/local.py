@@ -42,7 +42,7 @@ class LocalCorpusProvider:
         """
         if self._report is not None:
             return self._report
-        return await in_thread(self._sync_once, _progress_lines())
+        return await in_thread(self._sync, None, _progress_lines(), once=True)
 
     async def prepare(self, run_id: str = "index") -> list[Notice]:
         """Bring the index in step with the folder (only changed files are re-indexed), once per run.
@@ -57,15 +57,11 @@ class LocalCorpusProvider:
         skipped = [Notice(message=f"skipped {path}: {reason}") for path, reason in report.skipped]
         return [Notice(level="info", message=summary), *skipped]
 
-    def _sync(self, run_id: str, progress: Callable[[str], None] | None) -> SyncReport:
+    def _sync(self, run_id: str | None, progress: Callable[[str], None] | None, once: bool = False) -> SyncReport:
+        """Sync the corpus (`once`: unless a sync of this provider already has), one sync at a time."""
         with self._sync_lock:
-            self._report = self.indexer.sync(run_id, progress)
-            return self._report
-
-    def _sync_once(self, progress: Callable[[str], None] | None) -> SyncReport:
-        with self._sync_lock:
-            if self._report is None:
-                self._report = self.indexer.sync(progress=progress)
+            if self._report is None or not once:
+                self._report = self.indexer.sync(run_id, progress)
             return self._report
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
