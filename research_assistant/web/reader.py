@@ -85,7 +85,7 @@ class WebPageReader:
     async def read(self, source: SourceRecord, *, run_id: str = "", refresh: bool = False) -> StoredDocument:
         cached = None if refresh else self.cached(source.id)
         if cached is not None:
-            await in_thread(self._ensure_indexed, cached, run_id)
+            await in_thread(self._index, cached, run_id, if_missing=True)
             return cached.model_copy(update={"access_method": CACHE_METHOD})
         remembered = None if refresh or self._failures is None else self._failures.recent(source.id)
         if remembered is not None:
@@ -178,17 +178,16 @@ class WebPageReader:
         note = f"the live page failed ({failure}); read an archived copy" + (f" from {day}" if day else "")
         return _document(source, page, extracted, f"archive (Wayback Machine{f', {day}' if day else ''})", [note])
 
-    def _ensure_indexed(self, document: StoredDocument, run_id: str) -> None:
-        """Index a cached document the repository lacks (a new repository, another embedding model)."""
+    def _index(self, document: StoredDocument, run_id: str, *, if_missing: bool = False) -> None:
+        """Index the document; `if_missing`: only when the repository lacks it (a new repository, another
+        embedding model), as for a cached document."""
         if self._repository is None:
             return
-        info = self._repository.document_info([document.source_id]).get(document.source_id)
-        if info is None or info.content_hash != document.content_hash:
-            self._repository.add_documents([document], run_id or "web")
-
-    def _index(self, document: StoredDocument, run_id: str) -> None:
-        if self._repository is not None:
-            self._repository.add_documents([document], run_id or "web")
+        if if_missing:
+            info = self._repository.document_info([document.source_id]).get(document.source_id)
+            if info is not None and info.content_hash == document.content_hash:
+                return
+        self._repository.add_documents([document], run_id or "web")
 
 
 async def _extract(page: FetchedPage) -> ExtractedPage | None:
