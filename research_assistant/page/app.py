@@ -48,16 +48,12 @@ from research_assistant.settings import Settings, SettingsError, get_settings
 __all__ = ["corpus_roots", "main"]
 RUN_PARAMETER = "run"
 """The query parameter holding the id of the run shown: `?run=ID`."""
-
-
-def unfinished_message(record: RunRecord) -> str:
-    """What happened to a run that did not finish, and what can be done with it."""
-    what = {
-        RunStatus.CANCELLED: "was cancelled",
-        RunStatus.FAILED: "failed",
-        RunStatus.INTERRUPTED: "was interrupted before it finished",
-    }.get(record.status, record.status.value)
-    return f"This run {what}. What it gathered is kept: resume it, or write the report from what was gathered."
+UNFINISHED = {
+    RunStatus.CANCELLED: "was cancelled",
+    RunStatus.FAILED: "failed",
+    RunStatus.INTERRUPTED: "was interrupted before it finished",
+}
+"""What happened to a run that did not finish."""
 
 
 def gathered_line(state: Mapping[str, Any]) -> str:
@@ -116,7 +112,8 @@ def show_run(
     if loaded.pending_plan is not None:
         plan_review(state, record.run_id, loaded.pending_plan)
     elif record.status in RESUMABLE:
-        st.warning(unfinished_message(record))
+        what = UNFINISHED.get(record.status, record.status.value)
+        st.warning(f"This run {what}. What it gathered is kept: resume it, or write the report from what was gathered.")
         if record.error and not state.error:
             st.caption(f"Error: {escape_markdown(one_line(record.error))}")
     elif record.status is RunStatus.RUNNING:
