@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.citations import check_rendered_citations
 from support.fake_gemini import FakeGemini, FakeGeminiFailure
 from support.fake_search_apis import FakeHit, FakeSearchApi
 from support.miniweb import MiniWeb
-
-from research_assistant.report.verify import check_rendered_citations
 
 QUESTION = "How much energy did the Marrow Estuary tidal kite array deliver in its first season?"
 TAVILY_KEY = "tvly-test-key-not-secret"

@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 from fixtures.corpus_facts import CONFLICT, CONSENSUS, FACTS
+from support.citations import check_rendered_citations
 
 from research_assistant.context import Context, Depth
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.corpus.loaders import load_file
 from research_assistant.report.citations import unescape_markdown
-from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.report.verify import parse_sources
 from research_assistant.runner import run_research
 from research_assistant.services import repository_at
 

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from markdown_it import MarkdownIt
+from support.citations import check_rendered_citations
 from support.fake_models import prompt_text
 from support.fakes import fake_context
 from support.gullible_model import EVIL_HOST, GullibleModel, blocks, injected, outside_blocks
@@ -56,7 +57,7 @@ from research_assistant.reasoning.llm.outputs import ReportOut
 from research_assistant.reasoning.llm.reasoner import LLMReasoner, plain_query
 from research_assistant.report.citations import unescape_markdown
 from research_assistant.report.render import render_markdown
-from research_assistant.report.verify import check_rendered_citations, normalize_whitespace, parse_sources
+from research_assistant.report.verify import normalize_whitespace, parse_sources
 from research_assistant.runner import run_research, saved_state
 from research_assistant.schemas import (
     Evidence,

@@ -16,10 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.citations import check_rendered_citations
 from support.fake_search_apis import FakeHit, FakeSearchApi
 from support.miniweb import ARTICLE_PARAGRAPHS, ARTICLE_TITLE, JS_ARTICLE_PARAGRAPHS, MiniWeb
 
-from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.report.verify import parse_sources
 
 QUESTION = "How much energy did the Marrow Estuary tidal kite array deliver in its first season?"
 KEY = "tvly-test-key-not-secret"

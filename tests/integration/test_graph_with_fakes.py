@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.citations import check_rendered_citations
 from support.fakes import TRAM_DOCUMENTS, FakeProvider, FakeReader, FakeReasoner, fake_context, fake_services
 
 from research_assistant.graph import build_graph
-from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.report.verify import parse_sources
 from research_assistant.runner import resume_research, run_research
 from research_assistant.runs.store import RunStore
 from research_assistant.schemas import Passage, SourceRecord, SourceStatus, SourceType

@@ -26,12 +26,13 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
+from support.citations import check_rendered_citations
 from support.server_process import Server, free_port, stop, wait_until_ready
 from support.team_servers import Postgres, postgres
 
 from research_assistant.corpus.files import SUPPORTED_SUFFIXES
 from research_assistant.corpus.loaders import load_file
-from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.report.verify import parse_sources
 from research_assistant.runs.checkpoints import open_postgres_checkpointer, open_sqlite_checkpointer
 
 __all__ = ["postgres"]  # the fixture

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from support.citations import check_rendered_citations
 
 from research_assistant.context import CitationStyle
 from research_assistant.report.render import render_markdown
 from research_assistant.report.summary import RunSummary
-from research_assistant.report.verify import check_rendered_citations, parse_sources
+from research_assistant.report.verify import parse_sources
 from research_assistant.schemas import (
     Conflict,
     Evidence,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from support.citations import check_rendered_citations
+
 from research_assistant.context import CitationStyle
 from research_assistant.report.attribution import AttributionCheck, enforce_quote_citations
 from research_assistant.report.render import render_markdown
 from research_assistant.report.verify import (
     VerificationSummary,
-    check_rendered_citations,
     parse_sources,
     verify_report,
 )
