@@ -7,7 +7,7 @@ every rerun of the page.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -15,7 +15,6 @@ import streamlit as st
 from research_assistant.report.exports import (
     LABELS,
     REPORT_FORMATS,
-    Export,
     ExportFormat,
     RunExport,
     available_formats,
@@ -31,12 +30,6 @@ DEFERRED = frozenset({ExportFormat.PDF, ExportFormat.WORD})
 def run_export(record: RunRecord, state: Mapping[str, Any]) -> RunExport:
     """What the run's exports are made from."""
     return stored_run_export(record, state, get_settings().secret_values())
-
-
-def exports(record: RunRecord, state: Mapping[str, Any], formats: Sequence[ExportFormat] = ()) -> list[Export]:
-    """The downloads the run offers, made now (`formats`: only these; all the run has by default)."""
-    run = run_export(record, state)
-    return [export_run(run, fmt) for fmt in available_formats(run) if not formats or fmt in formats]
 
 
 def _maker(run: RunExport, fmt: ExportFormat) -> Callable[[], bytes]:

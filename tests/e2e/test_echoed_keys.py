@@ -85,7 +85,8 @@ def test_a_key_echoed_by_gemini_is_written_and_shown_nowhere(tmp_path: Path, mon
     # The page's exports of the run, made in this process from the stores the runs wrote.
     monkeypatch.setenv("GEMINI_API_KEY", CANARY)
     monkeypatch.setenv("RESEARCH_DB_DIR", str(tmp_path / "db"))
-    from research_assistant.page.exports import exports
+    from support.exports import exports
+
     from research_assistant.report.exports import ExportFormat
     from research_assistant.runner import saved_state
     from research_assistant.runs.store import RunStore

@@ -7,8 +7,9 @@ import io
 import json
 from pathlib import Path
 
+from support.exports import exports
+
 from research_assistant.context import CitationStyle, Context, Depth
-from research_assistant.page.exports import exports
 from research_assistant.page.report_view import (
     MAX_FIGURES,
     Evaluation,
