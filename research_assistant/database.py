@@ -87,10 +87,14 @@ def pool_for(url: str, pid: int) -> ConnectionPool[Any]:
 
     try:
         pool.open(wait=True, timeout=CONNECT_SECONDS)
-        with pool.connection() as connection, _setup_lock(connection):
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    connection.execute(statement)
+        with pool.connection() as connection:
+            take_advisory_lock(connection, SETUP_LOCK)
+            try:
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+            finally:
+                connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
     except (OperationalError, PoolTimeout) as error:
         pool.close()
         raise ServerUnavailable(DATABASE, url, pool_problem(error, url)) from None
@@ -125,15 +129,6 @@ def probe(url: str) -> None:
         psycopg.connect(url, connect_timeout=CONNECT_SECONDS).close()
     except psycopg.Error as error:
         raise ServerUnavailable(DATABASE, url, error) from None
-
-
-@contextmanager
-def _setup_lock(connection: Connection[Any]) -> Iterator[None]:
-    take_advisory_lock(connection, SETUP_LOCK)
-    try:
-        yield
-    finally:
-        connection.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
 
 
 def take_advisory_lock(
