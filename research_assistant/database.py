@@ -22,7 +22,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable
@@ -228,20 +228,16 @@ def lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-def team_lock(name: str, wait: Callable[[], None], *, shared: bool = False) -> AbstractContextManager[None]:
-    """Held by one process at a time across every machine using the team's database (a session advisory lock
-    keyed by `name`), or, `shared`, by any number of processes while none holds it alone; nothing when no
-    database is configured. `wait` is called between tries (it may raise to stop waiting, as a cancelled run
-    does)."""
-    return team_locks([name], wait, shared=shared)
-
-
 @contextmanager
 def team_locks(names: Iterable[str], wait: Callable[[], None], *, shared: bool = False) -> Iterator[None]:
-    """`team_lock` for several names at once, on one pooled connection (a batch of documents takes one lock
-    each without taking a connection each). They are taken in the order of their keys, so two processes wanting
-    overlapping sets never each hold what the other waits for. A caller already holding team locks must take
-    further ones in an order every process follows (`ResearchRepository`: collection, documents, revisions)."""
+    """Held by one process at a time across every machine using the team's database (a session advisory lock
+    per name), or, `shared`, by any number of processes while none holds them alone; nothing when no database
+    is configured. `wait` is called between tries (it may raise to stop waiting, as a cancelled run does).
+
+    All are taken on one pooled connection (a batch of documents takes one lock each without taking a
+    connection each), in the order of their keys, so two processes wanting overlapping sets never each hold
+    what the other waits for. A caller already holding team locks must take further ones in an order every
+    process follows (`ResearchRepository`: collection, documents, revisions)."""
     from research_assistant.servers import database_url
 
     url = database_url()

@@ -236,7 +236,7 @@ def test_a_team_reader_waits_for_a_writer_on_another_machine_but_not_for_other_r
     holds the repository's team lock shared, which a writer holds alone."""
     import threading
 
-    from research_assistant.database import team_lock
+    from support.team_servers import team_lock
 
     name = "repository test-collection"
     writing, released = threading.Event(), threading.Event()

@@ -10,7 +10,8 @@ import pwd
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,3 +146,10 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield server
     finally:
         stop(process, 10)
+
+
+def team_lock(name: str, wait: Callable[[], None], *, shared: bool = False) -> AbstractContextManager[None]:
+    """The team lock of one name (`database.team_locks`)."""
+    from research_assistant.database import team_locks
+
+    return team_locks([name], wait, shared=shared)
