@@ -125,13 +125,13 @@ class ExtractedPage:
 
     title: str
     text: str
-    author: str | None
-    published: str | None
-    """Publication date as YYYY-MM-DD, when the page states one."""
-    canonical_url: str | None
-    """The http(s) URL the page names as its canonical address."""
     final_url: str
     content_type: str
+    author: str | None = None
+    published: str | None = None
+    """Publication date as YYYY-MM-DD, when the page states one."""
+    canonical_url: str | None = None
+    """The http(s) URL the page names as its canonical address."""
     language: str | None = None
     extractor: str = ""
     """Which extractor produced the text: 'trafilatura', 'html_text', 'pdf' or 'text'."""
@@ -414,7 +414,6 @@ def _from_pdf(page: FetchedPage) -> ExtractedPage:
         text=loaded.text,
         author=_author(loaded.author),
         published=iso_date(loaded.published),
-        canonical_url=None,
         final_url=page.final_url,
         content_type=page.content_type,
         extractor="pdf",
@@ -435,9 +434,6 @@ def _from_text(page: FetchedPage) -> ExtractedPage:
     return ExtractedPage(
         title=first if 0 < len(first) <= _MAX_TEXT_TITLE else _title_from_url(page.final_url),
         text=text,
-        author=None,
-        published=None,
-        canonical_url=None,
         final_url=page.final_url,
         content_type=page.content_type,
         extractor="text",
