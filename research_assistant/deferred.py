@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import importlib.util
+import logging
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -93,7 +94,7 @@ def warm(values: Sequence[Deferred[Any]], *also: Callable[[], object]) -> thread
     return thread
 
 
-DEFERRED_INITS = ("langgraph_sdk", "langsmith.types", "nltk")
+DEFERRED_INITS = ("langgraph_sdk", "langsmith.types", "nltk", "llama_index.core", "llama_index.core.vector_stores")
 """Packages whose `__init__` imports much that a run never uses, while what it does use is in submodules:
 
 - `langgraph_sdk`: LangGraph's client for its server, with httpx, websockets and rich (about 0.15 s of CPU).
@@ -102,6 +103,13 @@ DEFERRED_INITS = ("langgraph_sdk", "langsmith.types", "nltk")
   LangGraph imports, needs one of them (`run_select_field`).
 - `nltk`: everything NLTK has, SciPy's statistics among it (about 0.6 s); sentence splitting needs only
   `nltk.tokenize.punkt`.
+- `llama_index.core` and `llama_index.core.vector_stores`: all of LlamaIndex, its chat engines, agents, workflows
+  and SQLAlchemy among it (about 1 s); the repository stores chunks as `llama_index.core.schema.TextNode` with
+  `llama_index.core.vector_stores.utils.node_to_metadata_dict`, which need neither `__init__`. Asking either
+  package for a name (`from llama_index.core import Settings`, as making any `BaseEmbedding` does) runs its
+  `__init__` then, in LlamaIndex's own order. Importing one of the modules that take part in LlamaIndex's import
+  cycle (`llama_index.core.storage`, `.indices`, `.memory`, `.vector_stores.simple`, ...) before that would fail,
+  and nothing here does.
 """
 
 
@@ -110,6 +118,9 @@ def defer_library_inits() -> None:
     `defer_package_init`). Call it before LangGraph is first imported; calling it again does nothing."""
     for name in DEFERRED_INITS:
         defer_package_init(name)
+    library = logging.getLogger("llama_index.core")  # as `llama_index.core`'s `__init__` sets it up
+    if not library.handlers:
+        library.addHandler(logging.NullHandler())
 
 
 def defer_package_init(name: str) -> None:

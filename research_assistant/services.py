@@ -27,10 +27,9 @@ from research_assistant.deferred import Deferred, warm
 from research_assistant.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from llama_index.core.embeddings import BaseEmbedding
-
     from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.knowledge.documents import StoredDocument
+    from research_assistant.knowledge.embeddings import Embedding
     from research_assistant.knowledge.repository import DocumentInfo, ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
@@ -222,22 +221,22 @@ class _ReaderWhenReady:
 
 
 class _EmbeddingWhenNeeded:
-    """`embed(text)` by the configured embedding model, loaded on first use: loading it imports LlamaIndex,
-    which analysis and planning never need."""
+    """`embed(text)` by the configured embedding model, loaded on first use: loading it may import LlamaIndex
+    (any model but the hashing one), which analysis and planning never need."""
 
-    def __init__(self, model: Deferred[BaseEmbedding]) -> None:
+    def __init__(self, model: Deferred[Embedding]) -> None:
         self._model = model
         self._embed: Callable[[str], list[float]] | None = None
 
     def embed(self, text: str) -> list[float]:
         if self._embed is None:
             model = self._model.get()
-            embed = getattr(model, "embed", None)  # HashingEmbedding's, without LlamaIndex's call overhead
+            embed = getattr(model, "embed", None)  # HashingEmbedding's, without the batch bookkeeping
             self._embed = embed if callable(embed) else model.get_text_embedding
         return self._embed(text)
 
 
-def embedding_model() -> BaseEmbedding:
+def embedding_model() -> Embedding:
     """The embedding model the settings name, loaded once per process."""
     from research_assistant.knowledge.embeddings import EmbeddingUnavailable, make_embedding
 

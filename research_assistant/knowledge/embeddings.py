@@ -3,33 +3,67 @@
 The offline default is a feature-hashing embedding: deterministic, instant,
 and needing no download. It captures lexical similarity (stemmed words, word
 pairs and character n-grams), which together with BM25 gives useful hybrid
-retrieval. Other models plug in through LlamaIndex's `BaseEmbedding`; the
+retrieval. It is a model of its own, not a LlamaIndex `BaseEmbedding`: making
+one of those loads LlamaIndex's global settings, and with them all of
+LlamaIndex (chat engines, agents, SQLAlchemy), about a second of CPU per
+process, for callbacks nothing listens to. Other models (`chroma-onnx`,
+`gemini`) plug in through LlamaIndex's `BaseEmbedding`, imported only when
+chosen; both kinds offer what the repository asks of an `Embedding`. The
 model's `model_name` is recorded with the collection so vectors from different
 models never mix.
 """
 
 from __future__ import annotations
 
-from llama_index.core.embeddings import BaseEmbedding
-from pydantic import Field
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from research_assistant.knowledge.hashing import hashing_vector
 
+if TYPE_CHECKING:
+    from llama_index.core.embeddings import BaseEmbedding
 
-class HashingEmbedding(BaseEmbedding):
+
+class Embedding(Protocol):
+    """What the repository asks of an embedding model; LlamaIndex's `BaseEmbedding` offers it too."""
+
+    model_name: str
+
+    def get_text_embedding(self, text: str) -> list[float]: ...
+
+    def get_text_embedding_batch(self, texts: list[str]) -> list[list[float]]: ...
+
+    def get_query_embedding(self, query: str) -> list[float]: ...
+
+
+class HashingEmbedding(BaseModel):
     """Signed feature hashing of stemmed terms, term pairs and character 4-grams."""
 
+    model_config = ConfigDict(protected_namespaces=())
+
+    model_name: str = Field(description="The name the collection records; it names the vector size.")
     dim: int = Field(default=512, description="Vector size.")
+    embed_batch_size: int = Field(default=10, gt=0, description="Texts per `_get_text_embeddings` call.")
 
     def __init__(self, dim: int = 512, **kwargs: object) -> None:
         super().__init__(dim=dim, model_name=f"hashing-v1-{dim}", **kwargs)
 
-    @classmethod
-    def class_name(cls) -> str:
-        return "HashingEmbedding"
-
     def embed(self, text: str) -> list[float]:
         return hashing_vector(text, self.dim).tolist()
+
+    def get_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    def get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embedding(text)
+
+    def get_text_embedding_batch(self, texts: list[str]) -> list[list[float]]:
+        """The texts' vectors, `embed_batch_size` texts per `_get_text_embeddings` call, as LlamaIndex batches."""
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.embed_batch_size):
+            vectors.extend(self._get_text_embeddings(texts[start : start + self.embed_batch_size]))
+        return vectors
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return self.embed(query)
@@ -40,55 +74,15 @@ class HashingEmbedding(BaseEmbedding):
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         return [hashing_vector(text, self.dim).tolist() for text in texts]
 
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self.embed(query)
-
 
 class EmbeddingUnavailable(Exception):
     """The configured embedding model cannot be used here; the message says why, in one line."""
 
 
-class ChromaOnnxEmbedding(BaseEmbedding):
-    """Chroma's ONNX all-MiniLM-L6-v2 sentence embedding: semantic, but its model is downloaded on first
-    use (to ~/.cache/chroma), so it works only where that download succeeded once."""
-
-    def __init__(self) -> None:
-        super().__init__(model_name="chroma-onnx-all-MiniLM-L6-v2")
-        from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
-
-        self._function = ONNXMiniLM_L6_V2()
-        try:
-            self._function(["probe"])  # loads the model, downloading it if it is not there yet
-        except Exception as error:
-            raise EmbeddingUnavailable(
-                f"embedding model 'chroma-onnx' is not available ({type(error).__name__}: {error}); "
-                "set RESEARCH_EMBEDDING=hashing to work offline"
-            ) from None
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "ChromaOnnxEmbedding"
-
-    def _vectors(self, texts: list[str]) -> list[list[float]]:
-        return [[float(x) for x in vector] for vector in self._function(texts)]
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self._vectors([query])[0]
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._vectors([text])[0]
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._vectors(texts)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)
-
-
 EMBEDDINGS = ("hashing", "chroma-onnx", "gemini")
 
 
-def make_embedding(name: str) -> BaseEmbedding:
+def make_embedding(name: str) -> HashingEmbedding | BaseEmbedding:
     """The embedding model a setting names: 'hashing' (offline default), 'chroma-onnx' or 'gemini'."""
     if name not in EMBEDDINGS:
         raise EmbeddingUnavailable(f"unknown embedding model {name!r}; choose one of: {', '.join(EMBEDDINGS)}")
@@ -105,4 +99,8 @@ def make_embedding(name: str) -> BaseEmbedding:
             timeout=settings.llm_timeout,
             max_retries=settings.llm_max_retries,
         )
-    return ChromaOnnxEmbedding() if name == "chroma-onnx" else HashingEmbedding()
+    if name == "chroma-onnx":
+        from research_assistant.knowledge.onnx_embedding import ChromaOnnxEmbedding
+
+        return ChromaOnnxEmbedding()
+    return HashingEmbedding()

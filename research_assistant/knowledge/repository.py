@@ -57,7 +57,6 @@ import bm25s
 import chromadb
 from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
-from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.schema import MetadataMode, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
@@ -68,7 +67,7 @@ from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.chroma_client import configured_server, server_client
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.documents import StoredDocument
-from research_assistant.knowledge.embeddings import HashingEmbedding
+from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding
 from research_assistant.knowledge.locking import RepositoryLock
 from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, chunk_text, fuse, vector_rank
 from research_assistant.schemas import Passage
@@ -188,7 +187,7 @@ class ResearchRepository:
     `writing()` hold it across several calls, so that a whole corpus sync is one write.
     """
 
-    def __init__(self, db_dir: Path, embedding: BaseEmbedding, chunk_size: int = 900, chunk_overlap: int = 120) -> None:
+    def __init__(self, db_dir: Path, embedding: Embedding, chunk_size: int = 900, chunk_overlap: int = 120) -> None:
         self._db_dir = Path(db_dir)
         self._embedding = embedding
         self._model = embedding.model_name

@@ -5,12 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from research_assistant.knowledge.embeddings import (
-    ChromaOnnxEmbedding,
-    EmbeddingUnavailable,
-    HashingEmbedding,
-    make_embedding,
-)
+from research_assistant.knowledge.embeddings import EmbeddingUnavailable, HashingEmbedding, make_embedding
+from research_assistant.knowledge.onnx_embedding import ChromaOnnxEmbedding
 
 
 def cosine(a: list[float], b: list[float]) -> float:
