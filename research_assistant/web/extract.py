@@ -31,13 +31,10 @@ from __future__ import annotations
 
 import logging
 import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
-
-from bs4 import XMLParsedAsHTMLWarning
 
 from research_assistant.text.dates import iso_date
 from research_assistant.text.decoding import UnreadableText, decode_markup, decode_text
@@ -189,9 +186,7 @@ def decode_html(page: FetchedPage) -> str:
 
 def _from_html(page: FetchedPage) -> ExtractedPage:
     html = decode_html(page)
-    with warnings.catch_warnings():  # XHTML is read as HTML on purpose: browsers do the same
-        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
-        soup_page = html_to_text(html)
+    soup_page = html_to_text(html)  # XHTML is read as HTML on purpose, as browsers do, and without a warning
     url = page.final_url  # lets trafilatura read a date from /2024/05/01/ paths
     if _DOC_GENERATOR.search(html[:_HEAD_BYTES]):
         metadata, text, extractor = _trafilatura_metadata(html, url), soup_page.text, "html_text"
