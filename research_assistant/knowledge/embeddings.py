@@ -15,6 +15,7 @@ models never mix.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,7 +23,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from research_assistant.knowledge.hashing import hashing_vector
 
 if TYPE_CHECKING:
+    import numpy as np
     from llama_index.core.embeddings import BaseEmbedding
+
+_VECTORS_KEPT = 2048
+"""Texts whose vectors `HashingEmbedding.embed` keeps per process (about 4 KB each): the sentences a run compares
+(about 80 in a quick run) come back when a question is asked again over the same sources."""
+
+
+@lru_cache(maxsize=_VECTORS_KEPT)
+def _kept_vector(text: str, dim: int) -> np.ndarray:
+    vector = hashing_vector(text, dim)
+    vector.flags.writeable = False
+    return vector
 
 
 class Embedding(Protocol):
@@ -50,7 +63,9 @@ class HashingEmbedding(BaseModel):
         super().__init__(dim=dim, model_name=f"hashing-v1-{dim}", **kwargs)
 
     def embed(self, text: str) -> list[float]:
-        return hashing_vector(text, self.dim).tolist()
+        """The text's vector; the most recent texts' vectors are kept (a chunk's, embedded once when it is stored,
+        go through `get_text_embedding_batch` instead)."""
+        return _kept_vector(text, self.dim).tolist()
 
     def get_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from research_assistant.knowledge.embeddings import EmbeddingUnavailable, HashingEmbedding, make_embedding
+from research_assistant.knowledge.hashing import hashing_vector
 from research_assistant.knowledge.onnx_embedding import ChromaOnnxEmbedding
 
 
@@ -86,3 +87,13 @@ def test_hashing_vectors_are_exactly_those_of_counting_each_occurrence(text: str
     # ranks the same.
     assert HashingEmbedding().get_text_embedding(text) == _per_occurrence(text)
     assert HashingEmbedding(dim=64).get_text_embedding(text) == _per_occurrence(text, 64)
+
+
+def test_a_text_embedded_again_gives_the_same_vector_as_a_list_of_its_own() -> None:
+    model = HashingEmbedding()
+    text = "The collector frees objects that are only reachable from reference cycles."
+    first = model.embed(text)
+    first[0] = 99.0  # a caller's list is its own
+    again = model.embed(text)
+    assert again == hashing_vector(text, 512).tolist() == model.get_text_embedding_batch([text])[0]
+    assert HashingEmbedding(dim=64).embed(text) == hashing_vector(text, 64).tolist()
