@@ -42,8 +42,10 @@ import hashlib
 import json
 import logging
 import math
+import os
 import re
 import shutil
+import sqlite3
 import tempfile
 import threading
 from collections import OrderedDict
@@ -173,6 +175,40 @@ def _record(node: TextNode) -> dict[str, Any]:
     return {key: value for key, value in metadata.items() if value is not None and key not in _UNUSED_KEYS}
 
 
+class _Commits:
+    """Counts the commits to an embedded Chroma's SQLite database, by anyone: SQLite's `data_version`, read on a
+    connection of its own that never writes, changes whenever another connection (Chroma's, in this process or
+    another) has committed. A database file replaced since it was opened counts as changed."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._file: tuple[int, ...] | None = None
+        self._db: sqlite3.Connection | None = None
+
+    def count(self) -> tuple[int, ...] | None:
+        """The database file's device, inode, size and modification time, with its data version: a value that
+        changes with every commit; None if it cannot be read (then ask Chroma)."""
+        try:
+            info = os.stat(self._path)
+            file = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+            if self._db is None or self._file != file:  # written to, or replaced: read it afresh
+                self.close()
+                self._db = sqlite3.connect(
+                    f"file:{self._path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+                )
+                self._file = file
+            (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        except (OSError, sqlite3.Error):
+            self.close()
+            return None
+        return (*file, int(version))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+        self._db, self._file = None, None
+
+
 @dataclass
 class _CachedBM25:
     revision: int
@@ -215,6 +251,11 @@ class ResearchRepository:
 
     def _connect(self) -> None:
         """Open (or create) the collection with a new Chroma client, whose vector index starts from disk."""
+        previous: _Commits | None = getattr(self, "_commits", None)
+        if previous is not None:
+            previous.close()
+        self._commits: _Commits | None = None
+        self._looked_at: tuple[int, ...] | None = None
         server = configured_server()
         if server:  # the team's Chroma server: same collection names, shared by every worker pointed at it
             self._client = server_client(server)
@@ -236,13 +277,21 @@ class ResearchRepository:
                 path=path, settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
             )
             self._collection = self._open_collection()
+            self._commits = _Commits(chroma_file)
 
     def _fresh(self) -> None:
         """Reopen the collection if anyone else wrote to it since this object last looked (holding the lock). A
-        server's collection is read live, so there only a collection deleted and made again (a new id) is reopened."""
+        server's collection is read live, so there only a collection deleted and made again (a new id) is reopened.
+
+        Embedded, asking Chroma costs milliseconds, a dozen times a run: when nobody has committed anything to its
+        database since the last look (`_Commits`), the answer is the same and Chroma is not asked."""
+        commits = self._commits.count() if self._commits is not None else None
+        if commits is not None and commits == self._looked_at:
+            return
         current = self._client.get_collection(self._name, embedding_function=None)
         revision = int((current.metadata or {}).get(_REVISION_ALL, 0))
         if revision == self._seen:
+            self._looked_at = commits
             return
         if configured_server() and str(current.id) == self._collection_id:
             self._seen = revision
