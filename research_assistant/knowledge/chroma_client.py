@@ -8,6 +8,7 @@ copy whenever another one has written.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,25 +16,40 @@ from research_assistant.servers import ServerUnavailable, chroma_url
 
 CHROMA = "the Chroma server"
 
+_clients: dict[str, Any] = {}
+"""One client per server address and process (see `server_client`)."""
+_clients_lock = threading.Lock()
+
 
 def server_client(url: str) -> Any:
-    """A `chromadb.HttpClient` for the server at `url`, checked with a heartbeat; `ServerUnavailable` if down."""
+    """A `chromadb.HttpClient` for the server at `url`, checked with a heartbeat; `ServerUnavailable` if down.
+
+    The client is made once per address and process, and checked at every call: making one costs about 60 ms of
+    CPU (Chroma builds two HTTP clients, each loading the system's certificate bundle, and asks the server four
+    questions), and opening the repository asks for it twice. A client whose server does not answer is dropped.
+    """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    parts = urlsplit(url)
-    https = parts.scheme == "https"
+    with _clients_lock:
+        client = _clients.get(url)
     try:
-        client = chromadb.HttpClient(
-            host=parts.hostname or "localhost",
-            port=parts.port or (443 if https else 8000),
-            ssl=https,
-            settings=ChromaSettings(anonymized_telemetry=False),
-        )
+        if client is None:
+            parts = urlsplit(url)
+            https = parts.scheme == "https"
+            client = chromadb.HttpClient(
+                host=parts.hostname or "localhost",
+                port=parts.port or (443 if https else 8000),
+                ssl=https,
+                settings=ChromaSettings(anonymized_telemetry=False),
+            )
         client.heartbeat()
     except Exception as error:
+        with _clients_lock:
+            _clients.pop(url, None)
         raise ServerUnavailable(CHROMA, url, _reason(error)) from None
-    return client
+    with _clients_lock:
+        return _clients.setdefault(url, client)
 
 
 def _reason(error: BaseException) -> str:
