@@ -436,16 +436,11 @@ _SIZE_WORD = re.compile(r"\b(?:size|length|bytes?|octets|kilobytes|megabytes|gig
 a size gives a count, not how large anything may be."""
 
 
-def _unit(window: str, value: re.Match[str]) -> str | None:
-    """The unit written right after a figure ('50M' -> 'M', '24h' -> 'h', '100' -> ''); None for no figure."""
-    figure = _FIGURE_UNIT.match(window, value.start())
-    return figure.group(1) if figure else None
-
-
 def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: bool) -> bool:
     """Whether a default's value can be the asked measure: a size is a figure, and not a time ('Default: 0s' for
     the largest message); a duration is not a size ('Default: 50M' for how long)."""
-    unit = _unit(window, value)
+    figure = _FIGURE_UNIT.match(window, value.start())
+    unit = figure.group(1) if figure else None  # '50M' -> 'M', '24h' -> 'h', '100' -> ''; None for no figure
     if size:
         return unit is not None and not _DURATION_UNIT.match(unit)
     if duration:

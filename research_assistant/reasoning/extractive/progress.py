@@ -31,13 +31,10 @@ QUERIES_PER_GAP = 2
 
 def unique_evidence(evidence: list[Evidence]) -> list[Evidence]:
     """Evidence without repeated ids, in first-seen order."""
-    seen: set[str] = set()
-    unique = []
+    first: dict[str, Evidence] = {}
     for item in evidence:
-        if item.id not in seen:
-            seen.add(item.id)
-            unique.append(item)
-    return unique
+        first.setdefault(item.id, item)
+    return list(first.values())
 
 
 def distinct_claims(items: list[Evidence]) -> list[Evidence]:

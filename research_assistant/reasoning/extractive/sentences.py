@@ -54,12 +54,6 @@ class Sentence:
     """Index of the paragraph-like segment it came from; sentences of one segment are contiguous prose."""
 
 
-def _params_dir() -> Path:
-    import llama_index.core
-
-    return Path(llama_index.core.__file__).parent / "_static" / "nltk_cache" / "tokenizers" / "punkt_tab" / "english"
-
-
 def _read_lines(path: Path) -> list[str]:
     return [line.rstrip("\n") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -67,9 +61,10 @@ def _read_lines(path: Path) -> list[str]:
 @lru_cache(maxsize=1)
 def _punkt() -> Any:
     """The Punkt English tokenizer, built from the bundled punkt_tab files (never downloaded)."""
+    import llama_index.core
     from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-    folder = _params_dir()
+    folder = Path(llama_index.core.__file__).parent / "_static" / "nltk_cache" / "tokenizers" / "punkt_tab" / "english"
     params = PunktParameters()
     params.abbrev_types = set(_read_lines(folder / "abbrev_types.txt"))
     params.sent_starters = set(_read_lines(folder / "sent_starters.txt"))
@@ -230,9 +225,7 @@ def is_informative(sentence: str) -> bool:
     lowered = s.lower()
     if any(phrase in lowered for phrase in NAVIGATION_PHRASES) or s.count("|") >= 2 or _BREADCRUMB.search(s):
         return False
-    if _REFERENCE.search(s):
-        return False
-    if s.endswith("?"):
+    if _REFERENCE.search(s) or s.endswith("?"):
         return False
     if not _ENDS_SENTENCE.search(s):
         return len(tokens) >= 8 and has_verb(tokens) and not _is_title_case(s)
