@@ -65,92 +65,62 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
     connections. The default is 100.'), a lead-in ending in a colon with the list items under it, and
     every table row, read with the table's header row as its heading.
     """
+    return [candidate for index, passage in enumerate(passages) for candidate in _passage_candidates(index, passage)]
+
+
+def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
     found: list[Candidate] = []
-    for index, passage in enumerate(passages):
-        text = passage.text
-        sentences = split_sentences(text)
-        body_start = len(text) - len(text.lstrip())
-        body_end = len(text.rstrip())
-        heading, lead, section = "", False, ""
-        header_row = ""
-        under_heading, run = False, 0
-        for position, sentence in enumerate(sentences):
-            following = sentences[position + 1] if position + 1 < len(sentences) else None
-            after_heading, under_heading = under_heading, False
-            previous = sentences[position - 1] if position else None
-            if _is_entry_row(sentence, previous, following):
-                heading, lead, section = sentence.text, True, sentence.text
-                continue
-            if is_table_row(sentence.text):
-                if previous is None or not is_table_row(previous.text):
-                    header_row = sentence.text
-                elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
-                    found.append(
-                        Candidate(
-                            index,
-                            sentence.start,
-                            sentence.end,
-                            sentence.text,
-                            sentence.text,
-                            f"{heading} {header_row}".strip(),
-                            True,
-                            row=True,
-                            section=section,
-                        )
-                    )
-                continue
-            if lead and _TERM.match(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
-                # A definition-list entry: the term line and its short description ('%ar' / 'author date,
-                # relative'), quoted together since the description alone does not say what it describes.
-                start = sentences[position - 1].start
-                found.append(
-                    Candidate(
-                        index,
-                        start,
-                        sentence.end,
-                        text[start : sentence.end],
-                        sentence.text,
-                        heading,
-                        True,
-                        section=section,
-                    )
-                )
-                lead = False
-                continue
-            if _is_heading(sentence, following):
-                heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
-                run = run + 1 if after_heading else 1
-                # A few short lines together are a heading over term lines; more are a list or a table of
-                # contents, whose last line heads what follows.
-                section = section if after_heading and run <= _SECTION_RUN else heading
-                under_heading = True
-                continue
-            if not is_informative(sentence.text):
-                continue
-            if sentence.start == body_start and sentence.text[:1].islower():
-                continue  # starts mid-sentence: the chunk began inside it
-            if sentence.end == body_end and not _ENDS.search(sentence.text):
-                continue  # ends mid-sentence: the chunk was cut inside it
-            start = _context_start(text, sentences, position)
-            found.append(
-                Candidate(
-                    index,
-                    start,
-                    sentence.end,
-                    text[start : sentence.end],
-                    sentence.text,
-                    heading,
-                    lead,
-                    section=section,
-                )
-            )
-            for end in _extensions(text, sentences, position, body_end):
-                # A list is read by its lead-in; two or three sentences by all of them.
-                focal = sentence.text if sentence.text.endswith(":") else text[sentence.start : end]
-                found.append(
-                    Candidate(index, start, end, text[start:end], focal, heading, lead, sentence.end, section=section)
-                )
+    text = passage.text
+    sentences = split_sentences(text)
+    body_start = len(text) - len(text.lstrip())
+    body_end = len(text.rstrip())
+    heading, lead, section = "", False, ""
+    header_row = ""
+    under_heading, run = False, 0
+
+    def add(start: int, end: int, focal: str, heading: str, lead: bool, split: int = 0, row: bool = False) -> None:
+        found.append(Candidate(index, start, end, text[start:end], focal, heading, lead, split, row, section))
+
+    for position, sentence in enumerate(sentences):
+        following = sentences[position + 1] if position + 1 < len(sentences) else None
+        after_heading, under_heading = under_heading, False
+        previous = sentences[position - 1] if position else None
+        if _is_entry_row(sentence, previous, following):
+            heading, lead, section = sentence.text, True, sentence.text
+            continue
+        if is_table_row(sentence.text):
+            if previous is None or not is_table_row(previous.text):
+                header_row = sentence.text
+            elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
+                add(sentence.start, sentence.end, sentence.text, f"{heading} {header_row}".strip(), True, row=True)
+            continue
+        if lead and _TERM.match(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
+            # A definition-list entry: the term line and its short description ('%ar' / 'author date,
+            # relative'), quoted together since the description alone does not say what it describes.
+            add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)
             lead = False
+            continue
+        if _is_heading(sentence, following):
+            heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
+            run = run + 1 if after_heading else 1
+            # A few short lines together are a heading over term lines; more are a list or a table of
+            # contents, whose last line heads what follows.
+            section = section if after_heading and run <= _SECTION_RUN else heading
+            under_heading = True
+            continue
+        if not is_informative(sentence.text):
+            continue
+        if sentence.start == body_start and sentence.text[:1].islower():
+            continue  # starts mid-sentence: the chunk began inside it
+        if sentence.end == body_end and not _ENDS.search(sentence.text):
+            continue  # ends mid-sentence: the chunk was cut inside it
+        start = _context_start(text, sentences, position)
+        add(start, sentence.end, sentence.text, heading, lead)
+        for end in _extensions(text, sentences, position, body_end):
+            # A list is read by its lead-in; two or three sentences by all of them.
+            focal = sentence.text if sentence.text.endswith(":") else text[sentence.start : end]
+            add(start, end, focal, heading, lead, sentence.end)
+        lead = False
     return found
 
 
