@@ -145,18 +145,11 @@ class _Writer:
     def note(self) -> None:
         if not self.replaced:
             return
-        self.block(
-            Block(
-                "paragraph",
-                (
-                    Span(
-                        f"{self.replaced} characters this PDF's font cannot show are written as {self.missing}; "
-                        "the Markdown and Word exports have them all.",
-                        italic=True,
-                    ),
-                ),
-            )
+        note = (
+            f"{self.replaced} characters this PDF's font cannot show are written as {self.missing}; "
+            "the Markdown and Word exports have them all."
         )
+        self.block(Block("paragraph", (Span(note, italic=True),)))
 
 
 def report_pdf(blocks: Sequence[Block], title: str = "Research report") -> bytes:
