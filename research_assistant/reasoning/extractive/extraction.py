@@ -29,16 +29,6 @@ def _source(passages: list[Passage], candidate: Candidate) -> str:
     return passages[candidate.passage_index].source_id
 
 
-def _overlaps(a: Candidate, b: Candidate) -> bool:
-    return a.passage_index == b.passage_index and a.start < b.end and b.start < a.end
-
-
-def _judged_answer(relevance: float, strength: float) -> float:
-    """How surely the quote answers its sub-question: its answer strength, scaled down when the quote is only
-    loosely relevant ('Defaults to 78.' about e-mail lines, for a question on a style guide's line length)."""
-    return strength * min(1.0, relevance / STRONG_RELEVANCE)
-
-
 def extract_evidence(
     question: str,
     sub_question: SubQuestion,
@@ -71,13 +61,14 @@ def extract_evidence(
         return scores[i] * penalty, -i
 
     def repeats(i: int, j: int) -> bool:
-        if _overlaps(found[i], found[j]):
-            return True
-        if listing and found[i].section and found[i].section != found[j].section:
+        a, b = found[i], found[j]
+        if a.passage_index == b.passage_index and a.start < b.end and b.start < a.end:
+            return True  # overlapping spans of one passage
+        if listing and a.section and a.section != b.section:
             return False  # the same words said of two items of a list ('This hook is invoked by ...')
         return (
-            collapse(found[j].quote).lower() == collapse(found[i].quote).lower()
-            or embedder.similarity(found[i].quote, found[j].quote) >= DUPLICATE_COSINE
+            collapse(b.quote).lower() == collapse(a.quote).lower()
+            or embedder.similarity(a.quote, b.quote) >= DUPLICATE_COSINE
         )
 
     while pool and len(chosen) < limit:
@@ -101,7 +92,9 @@ def extract_evidence(
                 source_id=source_id,
                 sub_question_id=sub_question.id,
                 score=round(min(1.0, scores[i]), 4),
-                answer=round(_judged_answer(scores[i], scored[i][1]), 4),
+                # How surely the quote answers: less when it is only loosely relevant ('Defaults to 78.' about
+                # e-mail lines, for a question on a style guide's line length).
+                answer=round(scored[i][1] * min(1.0, scores[i] / STRONG_RELEVANCE), 4),
                 section=candidate.section,
             )
         )
