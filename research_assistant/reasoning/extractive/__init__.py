@@ -3,8 +3,7 @@
 Modules, one concern each: `sentences` (splitting), `phrases` and `analysis` (the question),
 `templates`, `slots`, `parts` and `planning` (the plan), `candidates`, `query`, `shapes`, `scoring` and
 `extraction` (evidence), `measures` and `relations` (consensus and conflicts), `reformulation` and
-`progress` (evaluation), `synthesis` (the report); helpers `lexicon`, `terms`, `signals`, `bm25` and
-`vectors`.
+`progress` (evaluation), `synthesis` (the report); helpers `lexicon`, `signals`, `bm25` and `vectors`.
 `ExtractiveReasoner` is imported lazily, so importing one module stays cheap.
 """
 

@@ -39,7 +39,6 @@ from research_assistant.reasoning.extractive.candidates import Candidate, heads_
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
-from research_assistant.reasoning.extractive.terms import with_identifier_matches
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -91,6 +90,15 @@ ANSWERING_CONCEPTS = 0.5
 """Concept coverage below which a span holding a value of the asked kind may be about something else."""
 STRONG_RELEVANCE = 0.4
 """At or above this a sentence answers its sub-question well; progress counts such items."""
+
+
+def _with_identifier_matches(terms: list[str], query_terms: list[str]) -> list[str]:
+    """`terms` plus the query terms (5+ letters) hidden inside its long identifiers ('setrecursionlimit')."""
+    long_tokens = [t for t in terms if len(t) >= 12 or "." in t or "_" in t]
+    if not long_tokens:
+        return terms
+    hidden = [q for q in query_terms if len(q) >= 5 and q not in terms and any(q in token for token in long_tokens)]
+    return terms + hidden
 
 
 def _rank_prior(passages: list[Passage]) -> list[float]:
@@ -217,7 +225,7 @@ def candidate_features(
     excluded = names_in(aside.group(1)) if aside else set()
     names = (names_in(sub_question.text) | letter_names(sub_question.text)) - excluded
     query_vector = embedder.vector(query.text)
-    terms = [with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
+    terms = [_with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
     # subject a document names once still counts for the sentences that state facts about it.
     titles = [terms_of(f"{passages[c.passage_index].title}\n{c.heading}") for c in found]
