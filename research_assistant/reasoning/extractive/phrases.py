@@ -11,6 +11,7 @@ capitalized words, in order of appearance.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS, TRAILING_FRAMING
@@ -95,13 +96,11 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
             current.append(token)
     if current:
         phrases.append(current)
-    frequency: dict[str, int] = {}
-    degree: dict[str, int] = {}
+    frequency = Counter(token.text.lower() for phrase in phrases for token in phrase)
+    degree: Counter[str] = Counter()
     for phrase in phrases:
         for token in phrase:
-            key = token.text.lower()
-            frequency[key] = frequency.get(key, 0) + 1
-            degree[key] = degree.get(key, 0) + len(phrase)
+            degree[token.text.lower()] += len(phrase)
     ranked: list[tuple[float, int, str]] = []
     seen: set[str] = set()
     for phrase in phrases:
@@ -122,7 +121,6 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
 
 def _add(found: list[tuple[int, str]], start: int, text: str) -> None:
     text = re.sub(r"['’]s$", "", text.strip(" .,;:"))  # 'Apache's event MPM': the name is 'Apache'
-
     if len(text) >= 2:
         found.append((start, text))
 
@@ -157,9 +155,7 @@ def extract_entities(question: str) -> list[str]:
     for m in _VERSION.finditer(question):
         if not _is_delimiter(m.group(1)):
             _add(found, m.start(), m.group())
-    for m in _YEAR.finditer(question):
-        _add(found, m.start(), m.group())
-    for m in _ACRONYM.finditer(question):
+    for m in [*_YEAR.finditer(question), *_ACRONYM.finditer(question)]:
         _add(found, m.start(), m.group())
     paired = _PAIRED_FIRST.match(question)
     if paired and not _is_delimiter(paired.group(1)):

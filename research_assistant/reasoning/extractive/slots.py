@@ -101,7 +101,6 @@ def _noun_phrase(question: str) -> str:
     phrase = next(g for g in match.groups() if g).strip(" \"'“”`")
     phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", phrase))
     phrase = _CLAUSE.split(phrase, maxsplit=1)[0]  # 'the drawbacks of loading X instead of Y' -> 'loading X'
-
     return phrase if 0 < len(phrase.split()) <= 8 and not _NOT_A_NOUN_PHRASE.search(phrase) else ""
 
 
