@@ -15,6 +15,10 @@ def _tuple(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
+def _phrases(text: str) -> tuple[str, ...]:
+    return tuple(text.split(", "))
+
+
 FRAMING_WORDS: frozenset[str] = _set(
     "compare compared comparing comparison contrast difference differences differ differs better worse "
     "best worst way ways pros cons step steps main happen happens happened latest recent recently current "
@@ -38,20 +42,9 @@ ATTRIBUTE_WORDS: frozenset[str] = _set(
 )
 """Attributes whose value is a fact: 'What is the default limit of X?' asks for a value, not a definition."""
 
-NUMERIC_CUES: tuple[str, ...] = (
-    "how many",
-    "how much",
-    "how long",
-    "how old",
-    "how big",
-    "how large",
-    "how far",
-    "how fast",
-    "how often",
-    "what percentage",
-    "what percent",
-    "number of",
-    "what size",
+NUMERIC_CUES: tuple[str, ...] = _phrases(
+    "how many, how much, how long, how old, how big, how large, how far, how fast, how often, what percentage, "
+    "what percent, number of, what size"
 )
 
 NEGATIONS: frozenset[str] = _set(
@@ -69,50 +62,16 @@ AUXILIARY_VERBS: frozenset[str] = _set(
 PRONOUN_STARTS: frozenset[str] = _set("it this these they that those he she its their such")
 """Sentence openers that lean on the sentence before them."""
 
-NAVIGATION_PHRASES: tuple[str, ...] = (
-    "table of contents",
-    "skip to content",
-    "skip to main",
-    "jump to navigation",
-    "jump to search",
-    "navigation menu",
-    "click here",
-    "all rights reserved",
-    "cookie policy",
-    "accept cookies",
-    "privacy policy",
-    "terms of use",
-    "terms of service",
-    "sign in",
-    "log in to",
-    "subscribe to our",
-    "back to top",
-    "previous topic",
-    "next topic",
-    "edit on github",
-    "edit this page",
-    "share this",
-    "retrieved from",
-    "this page was last edited",
-    "report a bug",
-    "show source",
+NAVIGATION_PHRASES: tuple[str, ...] = _phrases(
+    "table of contents, skip to content, skip to main, jump to navigation, jump to search, navigation menu, "
+    "click here, all rights reserved, cookie policy, accept cookies, privacy policy, terms of use, terms of service, "
+    "sign in, log in to, subscribe to our, back to top, previous topic, next topic, edit on github, edit this page, "
+    "share this, retrieved from, this page was last edited, report a bug, show source"
 )
 
-RECENCY_WORDS: tuple[str, ...] = (
-    "latest",
-    "recent",
-    "recently",
-    "current",
-    "currently",
-    "this year",
-    "today",
-    "nowadays",
-    "newest",
-    "up-to-date",
-    "up to date",
-    "as of",
-    "upcoming",
-    "right now",
+RECENCY_WORDS: tuple[str, ...] = _phrases(
+    "latest, recent, recently, current, currently, this year, today, nowadays, newest, up-to-date, up to date, "
+    "as of, upcoming, right now"
 )
 
 DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
