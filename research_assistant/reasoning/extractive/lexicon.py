@@ -128,17 +128,8 @@ DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "history historical war empire ancient medieval century revolution dynasty king queen battle civilization"
         ),
     ),
-    (
-        "law",
-        _tuple("law legal court courts regulation regulations contract rights lawsuit statute gdpr compliance"),
-    ),
-    (
-        "business",
-        _tuple("business company companies startup management marketing customer customers strategy sales"),
-    ),
-    (
-        "education",
-        _tuple("education school schools university student students teacher learning curriculum"),
-    ),
+    ("law", _tuple("law legal court courts regulation regulations contract rights lawsuit statute gdpr compliance")),
+    ("business", _tuple("business company companies startup management marketing customer customers strategy sales")),
+    ("education", _tuple("education school schools university student students teacher learning curriculum")),
 )
 """Domain lexicon in priority order: ties go to the earlier domain."""
