@@ -61,7 +61,8 @@ def read_pdf(source: Path | bytes, *, fallback_title: str = "") -> PdfText:
         lines = (" ".join(line.split()) for page in raw_pages for line in page.splitlines())
         title = next((line for line in lines if line), fallback_title)[:_MAX_TITLE]
     author = _pdf_field(info, "author") or None
-    published = _pdf_date(_safe(lambda: info.creation_date)) if info is not None else None
+    created = _safe(lambda: info.creation_date) if info is not None else None
+    published = created.isoformat()[:10] if isinstance(created, datetime | date) else None
     return PdfText(title=title, text=text, author=author, published=published)
 
 
@@ -99,12 +100,6 @@ def _reflow(page: str) -> str:
     if current:
         paragraphs.append(current)
     return "\n\n".join(paragraphs)
-
-
-def _pdf_date(value: object) -> str | None:
-    if isinstance(value, datetime | date):
-        return value.isoformat()[:10]
-    return None
 
 
 def _pdf_field(info: object, name: str) -> str:
