@@ -24,7 +24,6 @@ from typing import Any
 from lxml import etree
 
 from research_assistant.text.html_markup import (
-    AUTHOR_KEYS,
     BLOCK_TAGS,
     DROP_DIV_CLASSES,
     DROP_ROLES,
@@ -37,10 +36,9 @@ from research_assistant.text.html_markup import (
     NAV_WORDS,
     ONLY_SEPARATORS,
     PERMALINK_MARKS,
-    PUBLISHED_KEYS,
     BlockWriter,
     ExtractedHtml,
-    first_value,
+    extracted,
     ld_author_date,
 )
 from research_assistant.text.spaces import collapse
@@ -428,15 +426,9 @@ def lxml_to_text(html: str) -> ExtractedHtml:
     if _AT_DEPTH_LIMIT(root):  # lxml's tree stops there, where BeautifulSoup's goes on
         raise Unsupported("nested too deep")
     meta = _meta(root)
-    ld_author, ld_published = _json_ld(root)
+    ld = _json_ld(root)
     canonical = _canonical(root, meta)
     _drop_boilerplate(root)
     ruby = next(root.iter("rt", "rp"), None) is not None
     title = _title(root, meta, ruby)
-    return ExtractedHtml(
-        title=title,
-        text=_render(_main_root(root), ruby),
-        author=first_value(meta, AUTHOR_KEYS) or ld_author,
-        published=first_value(meta, PUBLISHED_KEYS) or ld_published,
-        canonical_url=canonical,
-    )
+    return extracted(title, _render(_main_root(root), ruby), meta, ld, canonical)

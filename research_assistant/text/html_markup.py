@@ -112,8 +112,13 @@ def ld_author_date(data: Any) -> tuple[str | None, str | None] | None:
     return None
 
 
-def first_value(values: dict[str, str], keys: tuple[str, ...]) -> str | None:
-    return next((values[key] for key in keys if key in values), None)
+def extracted(
+    title: str, text: str, meta: dict[str, str], ld: tuple[str | None, str | None], canonical: str | None
+) -> ExtractedHtml:
+    """The page's content with its author and date from its meta tags, else from its JSON-LD (`ld`)."""
+    author = next((meta[key] for key in AUTHOR_KEYS if key in meta), None) or ld[0]
+    published = next((meta[key] for key in PUBLISHED_KEYS if key in meta), None) or ld[1]
+    return ExtractedHtml(title=title, text=text, author=author, published=published, canonical_url=canonical)
 
 
 PERMALINK_MARKS = frozenset("¶§#🔗")

@@ -19,7 +19,6 @@ from bs4 import (
 )
 
 from research_assistant.text.html_markup import (
-    AUTHOR_KEYS,
     BLOCK_TAGS,
     DROP_DIV_CLASSES,
     DROP_ROLES,
@@ -32,10 +31,9 @@ from research_assistant.text.html_markup import (
     NAV_WORDS,
     ONLY_SEPARATORS,
     PERMALINK_MARKS,
-    PUBLISHED_KEYS,
     BlockWriter,
     ExtractedHtml,
-    first_value,
+    extracted,
     ld_author_date,
 )
 from research_assistant.text.spaces import collapse
@@ -233,14 +231,8 @@ def soup_to_text(html: str) -> ExtractedHtml:
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
         soup = BeautifulSoup(html, "lxml")
     meta = _meta_values(soup)
-    ld_author, ld_published = _json_ld(soup)
+    ld = _json_ld(soup)
     canonical = _canonical(soup, meta)
     _drop_boilerplate(soup)
     title = _title(soup, meta)
-    return ExtractedHtml(
-        title=title,
-        text=_render(_main_root(soup)),
-        author=first_value(meta, AUTHOR_KEYS) or ld_author,
-        published=first_value(meta, PUBLISHED_KEYS) or ld_published,
-        canonical_url=canonical,
-    )
+    return extracted(title, _render(_main_root(soup)), meta, ld, canonical)
