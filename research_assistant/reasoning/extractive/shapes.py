@@ -35,11 +35,7 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 _CODE_TOKEN = re.compile(r"\b[A-Za-z_][\w.]*\(\w*\)|`[^`]+`|\b\w+\.\w+\.\w+\b|--\w")
-
-
 _TITLE_CASE = re.compile(r"^(?:[A-Z][\w'-]*\s+)+[A-Z][\w'-]*$")
-
-
 _STANDARD = re.compile(STANDARD_NAME, re.IGNORECASE)
 _LABEL = re.compile(r"\b([A-Z][a-z-]*)\s+\d+(?:\.\d+)*\b")
 """'Line 7', 'Python 3.12'; not a setting with its value ('KeepAliveTimeout 5', 'MAX_PATH 260')."""
@@ -123,8 +119,6 @@ def entity_bonus(entities: list[str], quote: str) -> float:
 
 def length_factor(quote: str) -> float:
     size = len(collapse(quote))
-    if size < 30:
-        return 0.85
-    if size > MAX_SENTENCE_CHARS:
+    if size < 30 or size > MAX_SENTENCE_CHARS:
         return 0.85
     return 0.95 if size > 300 else 1.0
