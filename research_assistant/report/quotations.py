@@ -41,8 +41,6 @@ def quoted_in(quotation: str, text: str) -> bool:
     if wanted in text:
         return True
     pieces = [piece for piece in _ELLIPSIS.split(wanted) if piece]
-    if len(pieces) == 1 and pieces[0] == wanted:
-        return False  # no ellipsis, and not found whole
     position = 0
     for piece in pieces:
         found = text.find(piece, position)
