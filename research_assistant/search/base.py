@@ -44,11 +44,9 @@ class SearchProvider(Protocol):
 
     async def prepare(self, run_id: str = "index") -> list[Notice]:
         """Get ready for run `run_id` (index a corpus, say); what the analyst should know about it."""
-        ...
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` results, best first."""
-        ...
 
 
 @runtime_checkable
@@ -57,7 +55,6 @@ class WordLookup(Protocol):
 
     async def where_word(self, word: str, holds: Callable[[str], bool], limit: int) -> list[SearchResult]:
         """At most `limit` documents with a passage that holds the word and passes `holds`, best first."""
-        ...
 
 
 class WebSearch:
