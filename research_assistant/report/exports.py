@@ -70,17 +70,8 @@ def evidence_csv(evidence: Mapping[str, Evidence], sources: Mapping[str, SourceR
     writer.writerow(EVIDENCE_COLUMNS)
     for item in evidence.values():
         source = sources.get(item.source_id)
-        writer.writerow(
-            (
-                item.id,
-                item.sub_question_id,
-                item.claim,
-                item.quote,
-                item.source_id,
-                source.title if source else "",
-                source.locator if source else "",
-            )
-        )
+        title, locator = (source.title, source.locator) if source else ("", "")
+        writer.writerow((item.id, item.sub_question_id, item.claim, item.quote, item.source_id, title, locator))
     return out.getvalue()
 
 
