@@ -13,7 +13,7 @@ each part first; the key findings lead with them.
 from __future__ import annotations
 
 from research_assistant.reasoning.answers import asked_for
-from research_assistant.reasoning.confidence import states_value
+from research_assistant.reasoning.confidence import direct_evidence, states_value
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
@@ -171,8 +171,7 @@ def direct_answer(
     asked = asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
     if asked.kind not in ANSWERED_KINDS or (values_only and not asked.wants_value):
         return [], ""
-    first = plan.sub_questions[0].id if plan.sub_questions else ""
-    own = sorted((e for e in items if e.sub_question_id == first), key=lambda e: (-e.score, e.id))
+    own = sorted(direct_evidence(plan, items), key=lambda e: (-e.score, e.id))
     if asked.wants_value:
         stating = [e for e in own if states_value(asked, e, question)]
         return (stating[:1], "") if stating else ([], NOT_FOUND_NOTE)
@@ -211,8 +210,7 @@ def _caveats(
         caveats.append(
             f"The findings rest on {cited} distinct source(s), fewer than the {plan.min_sources} the plan called for."
         )
-    first = plan.sub_questions[0].id if plan.sub_questions else ""
-    if items and not any(e.sub_question_id == first for e in items):
+    if items and not direct_evidence(plan, items):
         caveats.append("None of the sources answers the question directly; the findings cover related aspects only.")
     elif items and max(e.score for e in items) < STRONG_RELEVANCE:
         caveats.append("No source answers the question closely; the findings are only loosely related to it.")
