@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 BlockKind = Literal["heading", "paragraph", "item", "quote", "code"]
 
-SOURCES_HEADINGS = frozenset({"Sources"})
 CITATION_ANCHOR = "#source-"
 
 _CODE_OR_CITATION = re.compile(r"(`+).*?(?<!`)\1(?!`)|(?<!\\)\[(\d+)\](?!\()")
@@ -120,7 +119,7 @@ def report_blocks(markdown: str, cited: Collection[int] | None = None) -> list[B
             block = Block(block_kind, spans, level, marker)  # type: ignore[arg-type]
             if block_kind == "heading":
                 section = block.text.strip() if level == 2 else section
-            elif section in SOURCES_HEADINGS and block_kind == "paragraph":
+            elif section == "Sources" and block_kind == "paragraph":
                 block = _entry(block)
             blocks.append(block)
         elif kind == "list_item_close":

@@ -26,7 +26,7 @@ from pydantic_core import to_jsonable_python
 
 from research_assistant.context import Context
 from research_assistant.report.citations import unescape_markdown
-from research_assistant.report.locations import corpus_roots, relative_code_spans, relative_locator
+from research_assistant.report.locations import corpus_roots, relative_code_spans, relative_path
 from research_assistant.schemas import Evidence, SourceRecord
 from research_assistant.secrets import remember, scrub
 
@@ -193,7 +193,7 @@ def export_run(run: RunExport, fmt: ExportFormat) -> Export:
     if not run.state:
         raise NothingToExport(f"run {run.run_id} has no saved state to export")
     sources = {  # each local document's locator relative to the documents folder
-        key: source.model_copy(update={"locator": relative_locator(source.locator, run.roots)})
+        key: source.model_copy(update={"locator": relative_path(source.locator, run.roots) or source.locator})
         for key, source in run.state.get("sources", {}).items()
     }
     if fmt is ExportFormat.JSON:

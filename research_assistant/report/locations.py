@@ -76,12 +76,6 @@ def relative_path(locator: str, roots: Sequence[Path]) -> str | None:
     return None
 
 
-def relative_locator(locator: str, roots: Sequence[Path]) -> str:
-    """`locator`, made relative to the documents folder when it is a file in it."""
-    found = relative_path(locator, roots)
-    return locator if found is None else found
-
-
 def relative_code_spans(markdown: str, roots: Sequence[Path]) -> str:
     """The report's Markdown with every code span holding a file of the documents folder made relative to it."""
     if not roots:
