@@ -22,11 +22,10 @@ STANDARD_NAME = r"\b(?:rfc|pep|iso|iec|ieee|ecma|ansi|utf|ucs|cve|sha|md)[- ]?\d
 """'RFC 7159', 'UTF-8', 'SHA-256': a number that names a standard, not a figure (a regular expression, case aside)."""
 
 _SMALL_NUMBERS = (
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen"
 )
 _NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | {
-    "eighteen": "18",
-    "nineteen": "19",
     "twenty": "20",
     "thirty": "30",
     "forty": "40",
