@@ -7,7 +7,7 @@ output ever depends on set iteration order.
 from __future__ import annotations
 
 
-def _set(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
@@ -19,7 +19,7 @@ def _phrases(text: str) -> tuple[str, ...]:
     return tuple(text.split(", "))
 
 
-FRAMING_WORDS: frozenset[str] = _set(
+FRAMING_WORDS: frozenset[str] = word_set(
     "compare compared comparing comparison contrast difference differences differ differs better worse "
     "best worst way ways pros cons step steps main happen happens happened latest recent recently current "
     "currently today nowadays exactly actually really get gets go need needs want overview thing things "
@@ -28,13 +28,13 @@ FRAMING_WORDS: frozenset[str] = _set(
 )
 """Words that frame a question rather than name its subject; RAKE splits phrases on them."""
 
-TRAILING_FRAMING: frozenset[str] = _set("work works mean means happen happens exist exists matter")
+TRAILING_FRAMING: frozenset[str] = word_set("work works mean means happen happens exist exists matter")
 """Framing only as a question's last word: 'How does X work?', 'What does X mean?'."""
 
-QUESTION_VERBS: frozenset[str] = _set("compare define explain describe list show tell summarize")
+QUESTION_VERBS: frozenset[str] = word_set("compare define explain describe list show tell summarize")
 """Imperatives that can open a question; never entities."""
 
-ATTRIBUTE_WORDS: frozenset[str] = _set(
+ATTRIBUTE_WORDS: frozenset[str] = word_set(
     "default limit limits maximum minimum max min size number value values population capital height "
     "weight price cost date year years version name rate speed length width depth count percentage "
     "percent amount temperature distance age duration capacity frequency level score ratio total average "
@@ -47,11 +47,11 @@ NUMERIC_CUES: tuple[str, ...] = _phrases(
     "what percent, number of, what size"
 )
 
-NEGATIONS: frozenset[str] = _set(
+NEGATIONS: frozenset[str] = word_set(
     "not no never none cannot can't won't doesn't don't isn't aren't wasn't weren't didn't neither nor"
 )
 
-AUXILIARY_VERBS: frozenset[str] = _set(
+AUXILIARY_VERBS: frozenset[str] = word_set(
     "is are was were be been being am has have had do does did can could will would shall should may "
     "might must get gets got make makes made take takes took set sets run runs ran let lets put puts use "
     "need keep keeps give gives gave allow allows become becomes became remain remains contain contains "
@@ -59,7 +59,7 @@ AUXILIARY_VERBS: frozenset[str] = _set(
 )
 """Common verbs that do not carry a verb-like suffix; any of them makes a line verb-ish."""
 
-PRONOUN_STARTS: frozenset[str] = _set("it this these they that those he she its their such")
+PRONOUN_STARTS: frozenset[str] = word_set("it this these they that those he she its their such")
 """Sentence openers that lean on the sentence before them."""
 
 NAVIGATION_PHRASES: tuple[str, ...] = _phrases(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from research_assistant.reasoning.extractive.lexicon import word_set
 from research_assistant.reasoning.extractive.signals import is_negated
 from research_assistant.text.tokens import STOPWORDS, content_terms
 
@@ -20,24 +21,20 @@ _TOKEN = re.compile(r"[$€£¥]|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[A-Z
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
-def _set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-MONTHS = _set(
+MONTHS = word_set(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 )
-_PERIODS = _set(
+_PERIODS = word_set(
     """weekday weekdays weekend weekends daily weekly monthly annual annually yearly hourly nightly quarterly
     average peak off-peak morning mornings evening evenings night nights per day days hour hours week weeks
     month months quarter q1 q2 q3 q4 monday tuesday wednesday thursday friday saturday sunday mondays sundays
     saturdays summer winter spring autumn"""
 )
 """Words that qualify when a figure holds: figures for different periods do not contradict each other."""
-_DAYS = _set("monday tuesday wednesday thursday friday saturday sunday")
-_MAGNITUDES = _set("hundred thousand million billion trillion k m bn mn")
-_CHANGE_WORDS = _set(
+_DAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
+_MAGNITUDES = word_set("hundred thousand million billion trillion k m bn mn")
+_CHANGE_WORDS = word_set(
     """increase increased increases decrease decreased decreases rise rose risen rises fall fell fallen falls
     grow grew grown grows growth drop dropped drops decline declined declines up down more less fewer higher
     lower gain gained loss lost cut cuts boost boosted jump jumped change changed by"""
