@@ -108,9 +108,8 @@ def _facts(text: str, ignore: set[str]) -> set[str]:
     return {n for n in numbers_in(text) if n not in ignore} | {w for w in words(text) if w in MONTHS}
 
 
-def _shorter_first(a: str, b: str) -> tuple[str, str]:
-    shorter, longer = sorted((a, b), key=lambda text: (len(terms(text)), text))
-    return shorter, longer
+def _shorter_first(a: str, b: str) -> list[str]:
+    return sorted((a, b), key=lambda text: (len(terms(text)), text))
 
 
 def _lead(text: str) -> set[str]:

@@ -71,5 +71,4 @@ def evidence_id(source_id: str, sub_question_id: str, quote: str, section: str =
     """A stable evidence id: the same quote from the same source (and section, when the same words are said in
     two: 'This hook is invoked by ...' under 'post-receive' and 'post-update') for the same sub-question."""
     key = f"{source_id}\x1f{sub_question_id}\x1f{quote}" + (f"\x1f{section}" if section else "")
-    digest = hashlib.sha1(key.encode()).hexdigest()
-    return "E" + digest[:10]
+    return "E" + hashlib.sha1(key.encode()).hexdigest()[:10]
