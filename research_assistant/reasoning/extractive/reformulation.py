@@ -117,8 +117,7 @@ def gap_queries(
         for keyword in analysis.keywords[:3]:
             if keyword.lower() not in entity.lower() and entity.lower() not in keyword.lower():
                 candidates.append(f"{entity} {keyword} {aspect}")
-    for keyword in analysis.keywords[:3]:
-        candidates.append(f"{keyword} {aspect}")
+    candidates.extend(f"{keyword} {aspect}" for keyword in analysis.keywords[:3])
     candidates.extend([sub_question.text, core, *sub_question.queries])
     head = analysis.keywords[0] if analysis.keywords else core
     candidates.extend(f"{core} {' '.join(expansion[i : i + 2])}" for i in range(2, len(expansion), 2))
