@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from contextlib import suppress
 
 
 class UnreadableText(Exception):
@@ -26,10 +27,8 @@ def decode_text(data: bytes) -> str:
             return data.decode(encoding, errors="replace")
     if b"\x00" in data[:4096]:
         raise UnreadableText("looks like a binary file, not text")
-    try:
+    with suppress(UnicodeDecodeError):
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
     try:
         from charset_normalizer import from_bytes  # comes with requests; only needed for legacy encodings
     except ImportError:
@@ -64,8 +63,6 @@ def decode_markup(markup: bytes) -> str:
     declaration is wrong). Raises `UnreadableText` like `decode_text`."""
     declared = declared_charset(markup)
     if declared:
-        try:
+        with suppress(UnicodeDecodeError):
             return markup.decode(declared)
-        except UnicodeDecodeError:
-            pass
     return decode_text(markup)
