@@ -22,9 +22,7 @@ class BM25:
         self.counts = [Counter(doc) for doc in documents]
         self.lengths = [len(doc) for doc in documents]
         self.average_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
-        self.document_frequency: Counter[str] = Counter()
-        for counts in self.counts:
-            self.document_frequency.update(counts.keys())
+        self.document_frequency = Counter(term for counts in self.counts for term in counts)
         self.size = len(documents)
 
     def idf(self, term: str) -> float:
