@@ -102,9 +102,8 @@ def statement(text: str) -> Statement:
             continue
         if following in MONTHS or previous in MONTHS or re.search(rf"(?<![\w.]){re.escape(token)}(?![\w.])", naming):
             continue  # a day of the month, or a number that names something ('Python 3.12')
-        j = i + 1
         percent = following in ("%", "percent") or (following == "per" and lower[i + 2 : i + 3] == ["cent"])
-        j += 0 if not percent else (2 if following == "per" else 1)
+        j = i + 1 + (0 if not percent else (2 if following == "per" else 1))
         magnitude = lower[j] if j < len(tokens) and lower[j] in _MAGNITUDES else ""
         j += bool(magnitude)
         unit = previous if previous in ("$", "€", "£", "¥") else ""
