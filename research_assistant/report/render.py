@@ -140,8 +140,7 @@ def _conflicts(report: ResearchReport, citations: _Citations) -> list[str]:
         if len(sides) < 2:
             continue
         lines.append(f"- **{escape_markdown(conflict.topic) or 'Conflict'}**")
-        for side, items in sides:
-            lines.append(f"  - {citations.line(side, items)}")
+        lines += [f"  - {citations.line(side, items)}" for side, items in sides]
     return lines
 
 

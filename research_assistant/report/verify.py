@@ -47,7 +47,6 @@ class VerificationSummary(Record):
 
     @property
     def clean(self) -> bool:
-        """True when nothing had to be removed."""
         return not (self.removed or self.dropped_findings or self.dropped_conflicts or self.misattributed)
 
 
