@@ -245,7 +245,7 @@ def test_a_team_reader_waits_for_a_writer_on_another_machine_but_not_for_other_r
         with team_lock(name, lambda: None):
             writing.set()
             time.sleep(1.0)
-        released.set()
+            released.set()  # the writer's last act under the lock: the reader may get in as soon as it lets go
 
     thread = threading.Thread(target=writer)
     thread.start()
