@@ -40,6 +40,12 @@ SYNONYM_GROUPS: tuple[str, ...] = (
 
 
 @lru_cache(maxsize=1)
+def _group_stems() -> tuple[tuple[tuple[str, frozenset[str]], ...], ...]:
+    """Each group's words with their stems, worked out once: `synonym_words` reads them for every sub-question."""
+    return tuple(tuple((word, frozenset(content_terms(word))) for word in group.split()) for group in SYNONYM_GROUPS)
+
+
+@lru_cache(maxsize=1)
 def _synonyms() -> dict[str, tuple[str, ...]]:
     table: dict[str, list[str]] = {}
     for group in SYNONYM_GROUPS:
@@ -59,8 +65,7 @@ def synonym_words(text: str) -> list[str]:
     order: 'the largest message' gives 'big large huge size biggest maximum max ...'."""
     held = set(content_terms(text))
     extra: list[str] = []
-    for group in SYNONYM_GROUPS:
-        members = group.split()
-        if any(t in held for word in members for t in content_terms(word)):
-            extra.extend(w for w in members if w not in extra and not set(content_terms(w)) & held)
+    for group in _group_stems():
+        if any(word_stems & held for _, word_stems in group):
+            extra.extend(word for word, word_stems in group if word not in extra and not word_stems & held)
     return extra

@@ -46,10 +46,9 @@ from research_assistant.reasoning.extractive.which import (
     asked_phrase,
     asked_types,
     letter_names,
-    names_a_sibling,
-    names_asked_setting,
     names_instance,
     names_setting,
+    setting_named,
 )
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.synonyms import synonyms
@@ -307,9 +306,10 @@ def candidate_features(
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         own_setting = 0.0
         setting_value = asked.wants_value and asked.kind != "expansion"  # 'prdr_enable' spells out PRDR
-        if setting_value and names_a_sibling(sub_question.text, _named_by(candidate)):
+        named = setting_named(sub_question.text, _named_by(candidate)) if setting_value else None
+        if named == "sibling":
             answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
-        elif setting_value and answer and names_asked_setting(sub_question.text, _named_by(candidate)):
+        elif named == "asked" and answer:
             own_setting = OWN_SETTING_BONUS  # 'message_size_limit | Default: 50M' for the largest message
         phrases = phrase_bonus(query.concepts, [terms_of(candidate.heading), terms_of(candidate.quote)])
         features.append(

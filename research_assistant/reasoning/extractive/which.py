@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Literal
 
 from research_assistant.reasoning.answers import without_context
 from research_assistant.reasoning.extractive.candidates import Candidate
@@ -101,19 +102,20 @@ def names_a_sibling(question: str, text: str) -> bool:
     """Whether `text` names settings built on a word of the question ('RequestReadTimeout' on 'Timeout',
     'superuser_reserved_connections' on 'connections') and none that is the question's own word or name: then
     what it states is the value of a neighbouring setting, not of the asked one."""
-    return _setting_named(question, text) == "sibling"
+    return setting_named(question, text) == "sibling"
 
 
 def names_asked_setting(question: str, text: str) -> bool:
     """Whether `text` names a setting made of the question's own words and measure words only
     ('message_size_limit' for 'the largest message', 'max_connections' for 'the maximum number of connections'),
     so that what it states is the asked setting's value; 'header_maxsize' is about headers, not messages."""
-    return _setting_named(question, text) == "asked"
+    return setting_named(question, text) == "asked"
 
 
-def _setting_named(question: str, text: str) -> str | None:
-    """'asked' when a setting named in `text` is built of the question's words (one at least not a measure
-    word) and measure words; else 'sibling' when one is built on a question's word; else None."""
+def setting_named(question: str, text: str) -> Literal["asked", "sibling"] | None:
+    """Which setting `text` names, as the two tests above read it in one pass: 'asked' when one is built of the
+    question's words (one at least not a measure word) and measure words; else 'sibling' when one is built on a
+    question's word; else None."""
     asked = _asked_words(question)
     siblings = False
     for name in _IDENTIFIER.findall(text):
