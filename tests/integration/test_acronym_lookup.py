@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from langgraph.runtime import Runtime
+from support.corpora import written_corpus
 from support.fakes import fake_context, fake_services
 
 from research_assistant.context import Context, Depth
@@ -47,11 +48,7 @@ FILES = {
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    for name, text in FILES.items():
-        (folder / name).write_text(text)
-    return folder.resolve()
+    return written_corpus(tmp_path / "corpus", FILES)
 
 
 @pytest.fixture

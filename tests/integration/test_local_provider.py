@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.corpora import written_corpus
 
 from research_assistant.corpus.files import CorpusError
 from research_assistant.corpus.indexer import CorpusIndexer, SyncReport
@@ -35,11 +36,7 @@ class CountingIndexer(CorpusIndexer):
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    for name, text in FILES.items():
-        (folder / name).write_text(text)
-    return folder.resolve()  # resolved, as locators are
+    return written_corpus(tmp_path / "corpus", FILES)
 
 
 @pytest.fixture
