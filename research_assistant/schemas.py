@@ -283,10 +283,6 @@ class ModelUsage(Record):
         return ModelUsage(roles=roles)
 
     @property
-    def input_tokens(self) -> int:
-        return sum(usage.input_tokens for usage in self.roles.values())
-
-    @property
     def tokens(self) -> int:
         return sum(usage.input_tokens + usage.output_tokens for usage in self.roles.values())
 

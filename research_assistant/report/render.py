@@ -195,18 +195,6 @@ class RenderedReport(NamedTuple):
     """Ids of the sources the report cites, in the order of their numbers: `[n]` cites the n-th."""
 
 
-def render_markdown(
-    report: ResearchReport,
-    sources: Mapping[str, SourceRecord],
-    evidence: Mapping[str, Evidence],
-    style: CitationStyle,
-    notices: Sequence[Notice] = (),
-    metadata: RunSummary | None = None,
-) -> str:
-    """The report as deterministic Markdown, ending with its Sources list (and run facts); see `render_report`."""
-    return render_report(report, sources, evidence, style, notices, metadata).markdown
-
-
 def render_report(
     report: ResearchReport,
     sources: Mapping[str, SourceRecord],

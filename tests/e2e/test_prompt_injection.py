@@ -56,7 +56,7 @@ from research_assistant.reasoning.llm.models import ROLES, model_spec
 from research_assistant.reasoning.llm.outputs import ReportOut
 from research_assistant.reasoning.llm.reasoner import LLMReasoner, plain_query
 from research_assistant.report.citations import unescape_markdown
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.report.verify import normalize_whitespace, parse_sources
 from research_assistant.runner import run_research, saved_state
 from research_assistant.schemas import (
@@ -633,7 +633,7 @@ def test_a_page_title_shows_no_link_or_address_in_the_sources_list() -> None:
     evidence = Evidence(id="E1", claim="price", quote=quote, source_id="s1", sub_question_id="q1")
     report = ResearchReport(title="Prices", question="Q?", key_findings=[Finding(text=quote, evidence_ids=["E1"])])
     for style in CitationStyle:
-        markdown = render_markdown(report, {"s1": read, "s2": failed}, {"E1": evidence}, style)
+        markdown = render_report(report, {"s1": read, "s2": failed}, {"E1": evidence}, style).markdown
         assert not [t for t in _tokens(markdown) if t.type == "image"]
         assert "Norhaven water prices" in markdown
         assert EVIL_HOST not in unescape_markdown(markdown), markdown

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from research_assistant.context import CitationStyle
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.schemas import Evidence, Finding, ReportSection, ResearchReport, SourceRecord, SourceStatus
 
 CORPUS = "/srv/research/corpus"
@@ -62,7 +62,7 @@ REPORT = ResearchReport.model_validate(
 
 
 def report_markdown(style: CitationStyle = CitationStyle.NUMERIC) -> str:
-    return render_markdown(REPORT, SOURCES, EVIDENCE, style)
+    return render_report(REPORT, SOURCES, EVIDENCE, style).markdown
 
 
 def run_state(style: CitationStyle = CitationStyle.NUMERIC) -> dict[str, Any]:

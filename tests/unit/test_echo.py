@@ -6,7 +6,7 @@ from __future__ import annotations
 from research_assistant.context import CitationStyle
 from research_assistant.echo import URL_WIDTH, counted, shorten
 from research_assistant.progress import ProgressEvent, SourceOutcome
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.runs.records import EventKind, RunRecord, TraceEvent
 from research_assistant.schemas import Notice, ResearchReport, SourceRecord, SourceType
 from research_assistant.secrets import REDACTED, remember
@@ -74,7 +74,7 @@ def test_a_provider_failing_for_every_query_is_one_caveat_with_its_count() -> No
     notices = union(notices, [Notice(message=f"fetching {HUGE_URL} failed")])
     report = ResearchReport(title="Kites", question="How much?", caveats=["Offline extractive mode."])
 
-    markdown = render_markdown(report, {}, {}, CitationStyle.NUMERIC, notices=notices)
+    markdown = render_report(report, {}, {}, CitationStyle.NUMERIC, notices=notices).markdown
 
     caveats = markdown.split("## Caveats")[1].split("\n## ")[0].strip().splitlines()
     assert caveats[0] == "- Offline extractive mode."

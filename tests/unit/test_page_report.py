@@ -30,7 +30,7 @@ from research_assistant.page.sources_view import (
     has_findings,
     source_cards,
 )
-from research_assistant.report.render import render_markdown, render_report
+from research_assistant.report.render import render_report
 from research_assistant.runs.records import RunMetrics, RunRecord, RunStatus
 from research_assistant.schemas import (
     Credibility,
@@ -229,7 +229,7 @@ def test_a_card_shows_what_is_known_of_its_source_safely(tmp_path: Path) -> None
 def test_the_citation_style_shows_on_the_cards() -> None:
     state = dict(STATE)
     entries = {style: source_cards(state, style)[0].entry for style in CitationStyle}
-    numeric = render_markdown(REPORT, state["sources"], state["evidence"], CitationStyle.NUMERIC)
+    numeric = render_report(REPORT, state["sources"], state["evidence"], CitationStyle.NUMERIC).markdown
     assert f"[1] {entries[CitationStyle.NUMERIC]}" in numeric.splitlines(), "the card shows the report's entry"
     assert len(set(entries.values())) == 3, "numeric, APA and MLA entries differ"
     assert "Retrieved" in entries[CitationStyle.APA] and "Accessed 21 Nov. 2026" in entries[CitationStyle.MLA]

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from quality import score
 
 from research_assistant.context import CitationStyle
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.report.summary import RunSummary
 from research_assistant.schemas import (
     Coverage,
@@ -262,9 +262,9 @@ def test_a_report_rendered_by_the_product_scores_as_expected() -> None:
             Finding(text="The ferry is as old as the lantern.", evidence_ids=["e1", "e2"]),
         ],
     )
-    markdown = render_markdown(
+    markdown = render_report(
         draft, sources, evidence, CitationStyle.NUMERIC, metadata=RunSummary(depth="quick", confidence=81.0)
-    )
+    ).markdown
     scores = score.score_report(markdown, ["212 storms"], ["lanterns/harbour.html"], TEXTS)
     assert scores["answer_stated"] and scores["cited_holds_answer"] and scores["gold_cited"]
     assert scores["citations_resolve"] and scores["quotes_verbatim"]

@@ -8,7 +8,7 @@ import pytest
 from support.citations import check_rendered_citations
 
 from research_assistant.context import CitationStyle
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.report.summary import RunSummary
 from research_assistant.report.verify import parse_sources
 from research_assistant.schemas import (
@@ -44,7 +44,7 @@ def _report(**fields: object) -> ResearchReport:
 
 
 def _render(report: ResearchReport, **kwargs: object) -> str:
-    return render_markdown(report, SOURCES, EVIDENCE, CitationStyle.NUMERIC, **kwargs)  # type: ignore[arg-type]
+    return render_report(report, SOURCES, EVIDENCE, CitationStyle.NUMERIC, **kwargs).markdown  # type: ignore[arg-type]
 
 
 def _section(markdown: str, heading: str) -> str:
@@ -142,7 +142,7 @@ def test_hostile_quote_is_neutralised_but_still_verifies() -> None:
         key_findings=[Finding(text=hostile, evidence_ids=["eh"], verbatim=True)],
         caveats=["![pixel](http://evil/track.gif)"],
     )
-    markdown = render_markdown(report, sources, evidence, CitationStyle.APA)
+    markdown = render_report(report, sources, evidence, CitationStyle.APA).markdown
     for raw in ("<script>", "![", "](javascript:", "](http"):
         assert raw not in markdown
     assert re.findall(r"(?<!\\)<(?!https://evil\.example/page>)", markdown) == []  # no live HTML at all
@@ -258,7 +258,7 @@ def test_a_quote_opens_with_the_heading_it_stands_under_unless_it_says_so_itself
         key_findings=findings,
         sections=[ReportSection(sub_question_id="q1", heading="Is it fast?", findings=findings)],
     )
-    markdown = render_markdown(report, SOURCES, evidence, CitationStyle.NUMERIC)
+    markdown = render_report(report, SOURCES, evidence, CitationStyle.NUMERIC).markdown
     assert "1. **High Concurrency:** \u201cAlpha says the cache is fast\u201d [1]" in markdown
     assert "- **High Concurrency:** \u201cAlpha says the cache is fast\u201d [1]" in markdown
     assert "2. \u201crestarts are rare\u201d [1]" in markdown  # 'Restarts' is said by the quote itself
@@ -283,7 +283,7 @@ def test_a_question_heading_labels_its_quote_without_a_colon() -> None:
         )
     }
     finding = Finding(text="Alpha says the cache is fast", evidence_ids=["eq"], verbatim=True)
-    markdown = render_markdown(_report(key_findings=[finding]), SOURCES, evidence, CitationStyle.NUMERIC)
+    markdown = render_report(_report(key_findings=[finding]), SOURCES, evidence, CitationStyle.NUMERIC).markdown
     assert "1. **Why is the cache fast?** \u201cAlpha says the cache is fast\u201d [1]" in markdown
 
 
@@ -299,6 +299,6 @@ def test_a_key_finding_that_repeats_an_earlier_one_word_for_word_is_listed_once(
             Finding(text="the cache is fast", evidence_ids=["ea3"], verbatim=True),
         ]
     )
-    key = _section(render_markdown(report, SOURCES, twice, CitationStyle.NUMERIC), "Key findings")  # type: ignore[arg-type]
+    key = _section(render_report(report, SOURCES, twice, CitationStyle.NUMERIC).markdown, "Key findings")  # type: ignore[arg-type]
     assert key.count("the cache is fast") == 1
     assert key.splitlines()[-1].startswith("2. ")

@@ -6,7 +6,7 @@ from support.citations import check_rendered_citations
 
 from research_assistant.context import CitationStyle
 from research_assistant.report.attribution import AttributionCheck, enforce_quote_citations
-from research_assistant.report.render import render_markdown
+from research_assistant.report.render import render_report
 from research_assistant.report.verify import (
     VerificationSummary,
     parse_sources,
@@ -123,12 +123,12 @@ def test_verified_report_renders_with_honest_citations() -> None:
     )
     verified, _ = _verify(report)
     for style in CitationStyle:
-        markdown = render_markdown(verified, SOURCES, EVIDENCE, style)
+        markdown = render_report(verified, SOURCES, EVIDENCE, style).markdown
         assert parse_sources(markdown) == {1: "/docs/good.md", 2: "https://example.org/other"}
         texts = {SOURCES[sid].locator: TEXTS[sid] for sid in SOURCES}
         assert check_rendered_citations(markdown, texts) == []
     # without verification the fabricated quote reaches the Sources list, and the checker sees it
-    unverified = render_markdown(report, SOURCES, EVIDENCE, CitationStyle.NUMERIC)
+    unverified = render_report(report, SOURCES, EVIDENCE, CitationStyle.NUMERIC).markdown
     problems = check_rendered_citations(unverified, {SOURCES[sid].locator: TEXTS[sid] for sid in SOURCES})
     assert any("the fastest library ever" in p for p in problems)
 

@@ -17,7 +17,6 @@ import contextlib
 import threading
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 
 from research_assistant.schemas import ModelUsage, RoleUsage, TokenUsage
 
@@ -34,18 +33,6 @@ def price_of(model: str, prices: Mapping[str, tuple[float, float]]) -> tuple[flo
     name = model.split(":", 1)[-1].removeprefix("models/")
     matches = [key for key in prices if name == key or name.startswith(key + "-") or name.startswith(key + "@")]
     return prices[max(matches, key=len)] if matches else (0.0, 0.0)
-
-
-@dataclass(frozen=True)
-class CallCounts:
-    """How many replies a role (or a run) asked for: in all, answered from the cache, and failed."""
-
-    calls: int = 0
-    cached: int = 0
-    failed: int = 0
-
-    def __add__(self, other: CallCounts) -> CallCounts:
-        return CallCounts(self.calls + other.calls, self.cached + other.cached, self.failed + other.failed)
 
 
 class Spending:
@@ -133,30 +120,11 @@ class TokenLedger:
         """The run's usage so far, what it spent before it was resumed included."""
         return self._total
 
-    @property
-    def roles(self) -> dict[str, TokenUsage]:
-        return {
-            role: TokenUsage(**u.model_dump(include=set(TokenUsage.model_fields)))
-            for role, u in self._total.roles.items()
-        }
-
-    @property
-    def calls(self) -> dict[str, CallCounts]:
-        return {role: CallCounts(u.calls, u.cached, u.failed) for role, u in self._total.roles.items()}
-
-    @property
-    def tokens(self) -> int:
-        return self._total.tokens
-
-    @property
-    def cost_usd(self) -> float:
-        return self._total.cost_usd
-
     def spent(self, share: float = 1.0) -> str | None:
         """Which cap `share` of has been reached ('12,000 tokens', '$0.50'), or None."""
-        if self.budget_tokens is not None and self.tokens >= share * self.budget_tokens:
+        if self.budget_tokens is not None and self._total.tokens >= share * self.budget_tokens:
             return f"{self.budget_tokens:,} tokens"
-        if self.budget_usd is not None and self.cost_usd >= share * self.budget_usd:
+        if self.budget_usd is not None and self._total.cost_usd >= share * self.budget_usd:
             return f"${self.budget_usd:.2f}"
         return None
 

@@ -25,7 +25,7 @@ from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.synthesis import direct_answer
 from research_assistant.reasoning.llm import prompts
 from research_assistant.reasoning.llm.caller import StepFailed, StructuredCaller
-from research_assistant.reasoning.llm.ledger import RESEARCH_SHARE, BudgetExceeded, CallCounts
+from research_assistant.reasoning.llm.ledger import RESEARCH_SHARE, BudgetExceeded
 from research_assistant.reasoning.llm.outputs import (
     AnalysisOut,
     AssessmentOut,
@@ -171,11 +171,6 @@ class LLMReasoner:
     def budget_reached(self) -> str | None:
         """The cap most of which this run has spent, so research should stop; None while there is room."""
         return self.caller.ledger().spent(RESEARCH_SHARE)
-
-    def model_calls(self) -> CallCounts:
-        """This run's model calls so far: in all, answered from the cache, and failed."""
-        usage = self.caller.ledger().usage
-        return CallCounts(usage.calls, usage.cached, usage.failed)
 
     # The protocol: each step is given its `_Said` first (by `_step`), and returns a `Step` ------------------
 

@@ -20,7 +20,6 @@ from research_assistant.reasoning.llm import prompts
 from research_assistant.reasoning.llm import reasoner as llm_reasoner
 from research_assistant.reasoning.llm.cache import ResponseCache
 from research_assistant.reasoning.llm.caller import StructuredCaller
-from research_assistant.reasoning.llm.ledger import CallCounts
 from research_assistant.reasoning.llm.models import ROLES, model_spec
 from research_assistant.reasoning.llm.outputs import (
     AnalysisOut,
@@ -247,7 +246,7 @@ async def test_verification_is_its_own_role_and_sees_titles_and_surroundings(tmp
     prompt = next(text for schema, text in model.calls if schema == "VerificationOut")
     assert 'source="Halvorsby fares"' in prompt and "[quote]" in prompt and "Tickets and fares" in prompt
     assert UNVERIFIED not in report.summary[0].text and not report.caveats
-    roles = llm.caller.ledger().roles
+    roles = llm.caller.ledger().usage.roles
     assert "verification" in roles and "judge" not in roles
 
 
@@ -260,6 +259,8 @@ async def test_every_call_is_counted_cached_and_failed_ones_too(tmp_path: Path) 
     await llm.analyze("Tram?")
     await llm.analyze("Tram?")  # the same question: answered from the cache
     planned = await llm.plan("Tram?", QueryAnalysis(keywords=["tram"]), Context(depth="quick").profile)
-    assert llm.model_calls() == CallCounts(calls=3, cached=1, failed=1)
-    assert llm.caller.ledger().calls["planning"] == CallCounts(calls=1, cached=0, failed=1)
+    usage = llm.caller.ledger().usage
+    assert (usage.calls, usage.cached, usage.failed) == (3, 1, 1)
+    planning = usage.roles["planning"]
+    assert (planning.calls, planning.cached, planning.failed) == (1, 0, 1)
     assert "Planning: the model could not be reached (connection refused)" in planned.said()[0].message

@@ -150,10 +150,10 @@ async def test_an_identical_call_is_answered_from_the_cache_at_no_cost(tmp_path:
     out = AnalysisOut(keywords=["tram"], query_type="factual", intent="full_report")
     llm, _ = reasoner(answers(AnalysisOut=out), tmp_path)
     await llm.analyze("Tram?")
-    spent = llm.caller.ledger().tokens
+    spent = llm.caller.ledger().usage.tokens
     again, second = reasoner(answers(AnalysisOut=ConnectionError("must not be called")), tmp_path)
     assert (await again.analyze("Tram?")).value.keywords == ["tram"]
-    assert spent > 0 and again.caller.ledger().tokens == 0 and second.calls == []
+    assert spent > 0 and again.caller.ledger().usage.tokens == 0 and second.calls == []
 
 
 async def test_the_budget_stops_model_calls_and_asks_research_to_stop(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ async def test_the_report_cites_only_known_evidence_and_unsupported_statements_a
 
 async def test_a_quotation_in_a_model_statement_is_cited_only_to_the_sources_that_hold_it(tmp_path: Path) -> None:
     from research_assistant.context import CitationStyle
-    from research_assistant.report.render import render_markdown
+    from research_assistant.report.render import render_report
 
     free = Evidence(
         id="E2",
@@ -233,7 +233,9 @@ async def test_a_quotation_in_a_model_statement_is_cited_only_to_the_sources_tha
     written = (
         await llm.synthesize("Q?", QueryAnalysis(keywords=["q"]), PLAN, [FARE, free], [SOURCE, children], None)
     ).value
-    markdown = render_markdown(written, {"s1": SOURCE, "s2": children}, {"E1": FARE, "E2": free}, CitationStyle.NUMERIC)
+    markdown = render_report(
+        written, {"s1": SOURCE, "s2": children}, {"E1": FARE, "E2": free}, CitationStyle.NUMERIC
+    ).markdown
     # the fares page [1] holds the quotations; the children's page [2] is cited only for what it says
     assert 'A fare costs "2.40 euros" [1] and children under six ride free [1][2].' in markdown
     assert '- The city says "A single tram fare costs 2.40 euros." [1]\n' in markdown
