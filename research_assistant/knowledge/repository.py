@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import dataclasses
 import hashlib
 import json
 import logging
@@ -382,9 +383,6 @@ class ResearchRepository:
 
     # -- writing -------------------------------------------------------------------------------------------------
 
-    def add_document(self, doc: StoredDocument, run_id: str) -> int:
-        return self.add_documents([doc], run_id)
-
     def add_documents(
         self,
         docs: Sequence[StoredDocument],
@@ -609,17 +607,8 @@ class ResearchRepository:
 
     def _document_info(self, ids: list[str]) -> dict[str, DocumentInfo]:
         _, metadatas = self._get_all({"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]})
-        return {
-            str(m["source_id"]): DocumentInfo(
-                source_id=str(m["source_id"]),
-                locator=str(m["locator"]),
-                title=str(m["title"]),
-                corpus=str(m.get("corpus", "")),
-                content_hash=str(m["content_hash"]),
-                fetched_at=str(m["fetched_at"]),
-            )
-            for m in metadatas
-        }
+        fields = [field.name for field in dataclasses.fields(DocumentInfo)]
+        return {str(m["source_id"]): DocumentInfo(**{name: str(m.get(name, "")) for name in fields}) for m in metadatas}
 
     def chunk_count(self) -> int:
         with self.reading(), self._lock:

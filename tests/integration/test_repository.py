@@ -92,7 +92,7 @@ def test_source_filter_returns_only_those_sources(repository: ResearchRepository
 
 
 def test_corpus_filter_keeps_corpora_apart(repository: ResearchRepository) -> None:
-    repository.add_document(doc("other", "Fault code ZX-4471 also appears in the bus manual.", corpus="C2"), "r1")
+    repository.add_documents([doc("other", "Fault code ZX-4471 also appears in the bus manual.", corpus="C2")], "r1")
 
     in_c1 = repository.retrieve("ZX-4471", 10, corpus="C1")
     in_c2 = repository.retrieve("ZX-4471", 10, corpus="C2")
@@ -116,7 +116,7 @@ def test_re_adding_a_document_replaces_its_chunks(repository: ResearchRepository
     before = repository.chunk_count()
     assert repository.retrieve("ZX-4471", 3)[0].source_id == sid("faults")
 
-    added = repository.add_document(doc("faults", "Fault code QW-9000 means the doors are blocked."), "r2")
+    added = repository.add_documents([doc("faults", "Fault code QW-9000 means the doors are blocked.")], "r2")
 
     assert added == 1
     assert repository.chunk_count() == before - 3 + 1  # the old text filled 3 chunks
@@ -148,13 +148,13 @@ def test_a_reopened_repository_keeps_documents_and_sees_later_writes(tmp_path: P
     second = ResearchRepository(tmp_path / "db", HashingEmbedding())
 
     assert second.retrieve("ZX-4471", 1, corpus="C1")[0].source_id == sid("faults")
-    first.add_document(doc("depot", "Fault code ZX-4471 is also logged at the depot gate."), "r2")
+    first.add_documents([doc("depot", "Fault code ZX-4471 is also logged at the depot gate.")], "r2")
     assert sid("depot") in {p.source_id for p in second.retrieve("ZX-4471 depot gate", 3, corpus="C1")}
 
 
 def test_embedding_model_is_recorded_and_a_different_one_refused(tmp_path: Path) -> None:
     repository = ResearchRepository(tmp_path / "db", HashingEmbedding())
-    repository.add_document(doc("fares"), "r1")
+    repository.add_documents([doc("fares")], "r1")
     assert repository.embedding_model == "hashing-v1-512"
     assert collection_name_for("hashing-v1-512") == "research__hashing-v1-512"
 
@@ -170,7 +170,7 @@ def test_embedding_model_is_recorded_and_a_different_one_refused(tmp_path: Path)
 
 
 def test_models_with_different_vectors_never_share_a_collection(tmp_path: Path) -> None:
-    ResearchRepository(tmp_path / "db", HashingEmbedding(dim=512)).add_document(doc("fares"), "r1")
+    ResearchRepository(tmp_path / "db", HashingEmbedding(dim=512)).add_documents([doc("fares")], "r1")
 
     other = ResearchRepository(tmp_path / "db", HashingEmbedding(dim=256))
 
@@ -192,7 +192,7 @@ def test_concurrent_readers_and_a_writer(repository: ResearchRepository) -> None
     def write() -> None:
         try:
             for i in range(5):
-                repository.add_document(doc(f"extra{i}", f"Extra note {i} about the timetable."), "r3")
+                repository.add_documents([doc(f"extra{i}", f"Extra note {i} about the timetable.")], "r3")
         except BaseException as error:
             errors.append(error)
 
@@ -227,7 +227,7 @@ def test_vector_search_weighs_enough_candidates_to_come_out_the_same_every_time(
         [collection] = client.list_collections()
         return int(client.get_collection(collection.name).configuration_json["hnsw"]["ef_search"])
 
-    ResearchRepository(tmp_path / "db", HashingEmbedding()).add_document(doc("depot"), "r1")
+    ResearchRepository(tmp_path / "db", HashingEmbedding()).add_documents([doc("depot")], "r1")
     assert ef_search() == SEARCH_EF
     # A repository made before the setting: its collection is searched with it from its next opening on.
     client = chromadb.PersistentClient(path=str(tmp_path / "db"), settings=SETTINGS)

@@ -74,7 +74,7 @@ def test_a_write_makes_the_same_retrieval_ask_again(repository: ResearchReposito
     before = repository.retrieve("pantograph", 3, corpus="C1")
     assert repository.indexed_hashes("C1").keys() == {source_id_for(f"/corpus/{name}.md") for name in TEXTS}
 
-    repository.add_document(doc("notes", "The pantograph of tram 12 was replaced in May."), "r2")
+    repository.add_documents([doc("notes", "The pantograph of tram 12 was replaced in May.")], "r2")
 
     after = repository.retrieve("pantograph", 3, corpus="C1")
     assert source_id_for("/corpus/notes.md") in {p.source_id for p in after} - {p.source_id for p in before}
@@ -88,10 +88,10 @@ def test_another_repository_objects_write_is_seen_by_the_same_retrieval(tmp_path
     """Another process indexing the same folder: its write is seen, not an answer remembered from before it."""
     reader = ResearchRepository(tmp_path / "db", HashingEmbedding())
     writer = ResearchRepository(tmp_path / "db", HashingEmbedding())
-    writer.add_document(doc("fares"), "r1")
+    writer.add_documents([doc("fares")], "r1")
     assert [p.source_id for p in reader.retrieve("pantograph overhead line", 3)] == []
 
-    writer.add_document(doc("faults"), "r2")
+    writer.add_documents([doc("faults")], "r2")
 
     assert [p.source_id for p in reader.retrieve("pantograph overhead line", 3)] == [source_id_for("/corpus/faults.md")]
 
