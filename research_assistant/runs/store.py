@@ -233,14 +233,6 @@ class PostgresRunStore(RunStore):
                 return record
         return super()._current(record)
 
-    def silent_seconds(self, run_id: str) -> float | None:
-        """How long ago the run's lease was last renewed, by the database's clock; None when never."""
-        rows = self._query(
-            "SELECT EXTRACT(EPOCH FROM now() - heartbeat_at) AS silent FROM research_runs WHERE run_id = %s", (run_id,)
-        )
-        silent = rows[0]["silent"] if rows else None
-        return None if silent is None else float(silent)
-
 
 def process_start(pid: int) -> int | None:
     """When process `pid` started, in clock ticks after boot (field 22 of /proc/PID/stat); None when it is gone
