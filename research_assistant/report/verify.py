@@ -45,10 +45,6 @@ class VerificationSummary(Record):
     )
     reasons: list[str] = Field(default_factory=list, description="One short line per rejection, in report order.")
 
-    @property
-    def clean(self) -> bool:
-        return not (self.removed or self.dropped_findings or self.dropped_conflicts or self.misattributed)
-
 
 class _Verifier:
     """Checks each evidence item once and each source's text once."""
