@@ -96,6 +96,10 @@ class SubQuestion(Record):
     source_types: list[SourceType] = Field(default_factory=list, description="Preferred source kinds; empty means any.")
 
 
+MAX_SUB_QUESTIONS = 10
+"""Most sub-questions an analyst's edit of a plan may leave (on the page or through `review_plan`)."""
+
+
 class ResearchPlan(Record):
     sub_questions: list[SubQuestion]
     min_sources: int = Field(ge=1, description="Distinct sources the whole research should read.")

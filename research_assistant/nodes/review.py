@@ -19,10 +19,8 @@ from pydantic import ValidationError
 from research_assistant.context import Context
 from research_assistant.nodes.plan import queries_of
 from research_assistant.progress import emit
-from research_assistant.schemas import Notice, ResearchPlan, SubQuestion
+from research_assistant.schemas import MAX_SUB_QUESTIONS, Notice, ResearchPlan, SubQuestion
 from research_assistant.state import ResearchState
-
-MAX_SUB_QUESTIONS = 10
 
 
 def reviewed_plan(original: ResearchPlan, edited: Any) -> ResearchPlan:

@@ -8,11 +8,8 @@ import streamlit as st
 
 from research_assistant.page.actions import continue_with_plan
 from research_assistant.page.state import PageState
-from research_assistant.schemas import ResearchPlan, SubQuestion
+from research_assistant.schemas import MAX_SUB_QUESTIONS, ResearchPlan, SubQuestion
 from research_assistant.text.spaces import collapse
-
-MAX_SUB_QUESTIONS = 10
-
 
 # Pure helpers (unit-tested) ------------------------------------------------------------------------------
 
