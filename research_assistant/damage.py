@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from research_assistant.text.spaces import error_line
+
 _CORRUPT, _NOT_A_DATABASE = 11, 26  # SQLite's result codes SQLITE_CORRUPT and SQLITE_NOTADB
 _DAMAGE_WORDS = (
     "file is not a database",
@@ -76,11 +78,8 @@ def is_damage(error: BaseException | None) -> bool:
 
 
 def problem_of(error: BaseException) -> str:
-    text = str(error)
-    for words in _DAMAGE_WORDS[:2]:
-        if words in text:
-            return words
-    return " ".join(text.split())[:200] if text else type(error).__name__
+    named = [words for words in _DAMAGE_WORDS[:2] if words in str(error)]
+    return named[0] if named else error_line(error, 200)
 
 
 @contextmanager
