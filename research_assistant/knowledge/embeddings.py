@@ -68,10 +68,10 @@ class HashingEmbedding(BaseModel):
         return _kept_vector(text, self.dim).tolist()
 
     def get_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)
+        return self.embed(query)
 
     def get_text_embedding(self, text: str) -> list[float]:
-        return self._get_text_embedding(text)
+        return self.embed(text)
 
     def get_text_embedding_batch(self, texts: list[str]) -> list[list[float]]:
         """The texts' vectors, `embed_batch_size` texts per `_get_text_embeddings` call, as LlamaIndex batches."""
@@ -79,12 +79,6 @@ class HashingEmbedding(BaseModel):
         for start in range(0, len(texts), self.embed_batch_size):
             vectors.extend(self._get_text_embeddings(texts[start : start + self.embed_batch_size]))
         return vectors
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self.embed(query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self.embed(text)
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         return [hashing_vector(text, self.dim).tolist() for text in texts]
