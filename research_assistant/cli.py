@@ -197,12 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("RESEARCH_DEBUG"):  # the traceback quotes messages, which may quote a key
             print(scrub(traceback.format_exc()), end="", file=sys.stderr)
             return EXIT_FAILURE
-        full = _full_disk(error)
-        if full is not None:  # a database or the repository could not grow: say so, not SQLite's words
-            print(scrub(f"research-assistant: error: {full}"), file=sys.stderr)
-            return EXIT_USAGE
-        if is_damage(error):  # a database found damaged after it was opened: name it
-            print(scrub(f"research-assistant: error: {_damaged_store(error)}"), file=sys.stderr)
+        # A database or the repository that could not grow (said so, not in SQLite's words), or that was found
+        # damaged after it was opened (named).
+        store = _full_disk(error) or (_damaged_store(error) if is_damage(error) else None)
+        if store is not None:
+            print(scrub(f"research-assistant: error: {store}"), file=sys.stderr)
             return EXIT_USAGE
         _say(f"research-assistant: unexpected error: {error!r} (set RESEARCH_DEBUG=1 for details)")
         return EXIT_FAILURE
