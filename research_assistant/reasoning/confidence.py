@@ -11,7 +11,8 @@
 - consistency: falls with each conflict found between evidence items;
 - certainty: whether the direct answer is in the evidence (see `answer_certainty`). A question that asks
   for a value (a default, a limit, a figure, an expansion) whose value is in no quote gets at most half,
-  so a report that missed its answer never looks sure.
+  so a report that missed its answer never looks sure; a question its reasoner does not count covered (the
+  report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state.
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
@@ -28,6 +29,9 @@ ANSWER_FOUND = 0.75
 """Answer strength at or above which a quote holds the asked-for value."""
 UNSURE_CERTAINTY = 0.5
 """The certainty when a value question's value is in no quote."""
+UNCOVERED_CERTAINTY = 0.75
+"""The most certainty for a question the reasoner does not count covered: a value its quote states may be
+the answer, but a report whose gaps name the question itself is not one to be sure of."""
 NEUTRAL_CREDIBILITY = 0.5
 
 
@@ -61,18 +65,21 @@ def answer_certainty(
     For a value question, 1 when a quote for the question itself states the value, else `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, a list under its lead-in), or, when it judged none, the question's own
-    coverage score; never below `UNSURE_CERTAINTY`.
+    coverage score; never below `UNSURE_CERTAINTY`. Either way at most `UNCOVERED_CERTAINTY` when the
+    reasoner does not count the question itself covered.
     """
     direct = direct_evidence(plan, evidence)
     if not direct:
         return UNSURE_CERTAINTY * 0.6
+    first = plan.sub_questions[0].id if plan.sub_questions else ""
+    own_coverage = next((c for c in coverage if c.sub_question_id == first), None)
+    ceiling = 1.0 if own_coverage is None or own_coverage.covered else UNCOVERED_CERTAINTY
     found = value_found(question, plan, evidence)
     if found is not None:
-        return 1.0 if found else UNSURE_CERTAINTY
+        return min(ceiling, 1.0 if found else UNSURE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
-    first = plan.sub_questions[0].id if plan.sub_questions else ""
-    own = max(judged) if judged else next((c.score for c in coverage if c.sub_question_id == first), 0.0)
-    return max(UNSURE_CERTAINTY, min(1.0, own))
+    own = max(judged) if judged else (own_coverage.score if own_coverage else 0.0)
+    return min(ceiling, max(UNSURE_CERTAINTY, min(1.0, own)))
 
 
 def freshness(published: str | None, today: date) -> float:

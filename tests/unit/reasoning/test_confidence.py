@@ -100,3 +100,12 @@ def test_a_value_the_reasoner_judged_off_topic_does_not_count_as_found() -> None
     assert value_found(QUESTION, PLAN, [judged_off_topic]) is False
     assert _score([judged_off_topic]) < 80
     assert value_found(QUESTION, PLAN, [ANSWER.model_copy(update={"answer": 0.9})]) is True
+
+
+def test_a_found_value_for_a_question_its_reasoner_counts_uncovered_is_not_sure() -> None:
+    """The report lists the question itself among its gaps: a stated value may be the answer, never a sure one."""
+    uncovered = [FULL[0].model_copy(update={"covered": False})]
+    assert value_found(QUESTION, PLAN, [ANSWER]) is True
+    assert answer_certainty(QUESTION, PLAN, [ANSWER], uncovered) == 0.75
+    assert _score([ANSWER], uncovered) < 80
+    assert _score([ANSWER]) == 100.0
