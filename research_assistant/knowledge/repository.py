@@ -70,7 +70,7 @@ from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.chroma_client import configured_server, server_client
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.documents import StoredDocument
-from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding
+from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding, fusion_weight
 from research_assistant.knowledge.locking import RepositoryLock
 from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, chunk_text, fuse, vector_rank
 from research_assistant.schemas import Passage
@@ -680,7 +680,8 @@ class ResearchRepository:
         for phrasing in [query, *others]:
             rankings.append(self._vector_rank(phrasing, candidates, corpus, ids, cached.size))
             rankings.append(cached.index.rank(self._collection, phrasing, candidates))
-        return [_passage(hit) for hit in fuse(rankings, k)]
+        weights = [fusion_weight(self._embedding), 1.0] * (len(rankings) // 2)
+        return [_passage(hit) for hit in fuse(rankings, k, weights)]
 
     def _vector_rank(
         self, query: str, top_k: int, corpus: str | None, ids: frozenset[str] | None, filtered_size: int

@@ -115,14 +115,16 @@ def _nearest(collection: Any, vector: Sequence[float], n: int, where: Where | No
     ]
 
 
-def fuse(rankings: Sequence[Sequence[Hit]], top_k: int) -> list[Hit]:
+def fuse(rankings: Sequence[Sequence[Hit]], top_k: int, weights: Sequence[float] | None = None) -> list[Hit]:
     """Reciprocal rank fusion: the `top_k` chunks by the sum, over the rankings that hold them, of
-    1 / (rank + `FUSION_K`); each scored so. Ties keep the order in which the chunks were first found."""
+    weight / (rank + `FUSION_K`), each ranking's weight 1 unless `weights` says otherwise; each scored so.
+    Ties keep the order in which the chunks were first found."""
     fused: dict[str, float] = {}
     hits: dict[str, Hit] = {}
-    for ranking in rankings:
+    for position, ranking in enumerate(rankings):
+        weight = weights[position] if weights is not None else 1.0
         for rank, hit in enumerate(sorted(ranking, key=lambda hit: hit.score, reverse=True)):
             hits[hit.chunk_id] = hit
-            fused[hit.chunk_id] = fused.get(hit.chunk_id, 0.0) + 1.0 / (rank + FUSION_K)
+            fused[hit.chunk_id] = fused.get(hit.chunk_id, 0.0) + weight / (rank + FUSION_K)
     best = sorted(fused.items(), key=lambda item: item[1], reverse=True)[:top_k]
     return [replace(hits[chunk_id], score=score) for chunk_id, score in best]

@@ -97,3 +97,33 @@ def test_a_text_embedded_again_gives_the_same_vector_as_a_list_of_its_own() -> N
     again = model.embed(text)
     assert again == hashing_vector(text, 512).tolist() == model.get_text_embedding_batch([text])[0]
     assert HashingEmbedding(dim=64).embed(text) == hashing_vector(text, 64).tolist()
+
+
+def test_a_hashing_model_s_ranking_counts_less_than_bm25_s_in_fusion() -> None:
+    """Of two chunks each ranked first by one ranking and about twentieth by the other, BM25's first wins when
+    the vectors are hashed: they are lexical evidence much as BM25's, only noisier. A trained model counts in full."""
+    from research_assistant.knowledge.embeddings import fusion_weight
+    from research_assistant.knowledge.retrievers import Hit, fuse
+
+    def ranking(*ids: str) -> list[Hit]:
+        return [Hit(chunk_id, {}, float(len(ids) - rank)) for rank, chunk_id in enumerate(ids)]
+
+    vectors = ranking("vector-first", *[f"v{n}" for n in range(19)], "bm25-first")
+    lexical = ranking("bm25-first", *[f"b{n}" for n in range(17)], "vector-first")
+    assert [hit.chunk_id for hit in fuse([vectors, lexical], 1)] == ["vector-first"]
+    hashed = [fusion_weight(HashingEmbedding()), 1.0]
+    assert [hit.chunk_id for hit in fuse([vectors, lexical], 1, hashed)] == ["bm25-first"]
+
+    class Trained:
+        model_name = "trained"
+
+        def get_text_embedding(self, text: str) -> list[float]:
+            return [1.0]
+
+        def get_text_embedding_batch(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0] for _ in texts]
+
+        def get_query_embedding(self, query: str) -> list[float]:
+            return [1.0]
+
+    assert fusion_weight(Trained()) == 1.0
