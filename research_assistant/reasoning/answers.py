@@ -38,10 +38,13 @@ _SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who
 _DEFAULT = re.compile(
     r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b"
     r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
-    r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying)\b",
+    r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying|changing)\b"
+    r"|\b(?:(?:if|when) (?:i|you|we|one) (?:do(?:n't|n’t| not)|never)|unless (?:i|you|we|one)) (?:change|set|configure|"
+    r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b",
     re.I,
 )
-"""'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?'"""
+"""'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'How often does it
+check, if I don't change the setting?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
@@ -121,6 +124,21 @@ _POLARITY = re.compile(
     re.IGNORECASE,
 )
 _LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
+_LISTED_ITEMS = 3
+_ITEM_CHARS = 120
+_CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
+
+
+def _lists_items(text: str) -> bool:
+    """Whether the text is a lead-in ending in a colon with at least three items under it, each a short line of
+    words or names of its own ('Fatal' / 'Error' / ...), not lines of code or of commands."""
+    lead, colon, rest = text.partition(":\n")
+    lines = [line.strip() for line in rest.splitlines() if line.strip()]
+    if not colon or "\n" in lead.strip() or len(lines) < _LISTED_ITEMS:
+        return False
+    return all(len(line) <= _ITEM_CHARS and not _CODE_MARK.search(line) for line in lines)
+
+
 _COMMAND_LINE = re.compile(r"^\s*(?:\$|>>>|%|#)\s+\S")
 """A line typed at a prompt ('$ git merge -s ours obsolete'): an example's command, not an item of a list."""
 _CAUSE = re.compile(
@@ -448,6 +466,13 @@ def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: boo
     return True
 
 
+def states_value(text: str) -> bool:
+    """Whether a sentence states a setting's value as reference entries do: a default, a limit or a range, with
+    the value ('The default max-cache-ttl is 604800.'), not merely a figure ('Changed in version 3.5.1: ...')."""
+    stated = _DEFAULT_STATEMENT.search(text) or _LIMIT_STATEMENT.search(text) or _BOUNDS.search(text)
+    return bool(stated and _VALUE_TOKEN.search(text))
+
+
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
@@ -508,6 +533,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "yesno":
         return 0.6 if _POLARITY.search(text) else 0.0
     if kind == "list":
+        if _lists_items(text):
+            return 1.0  # a lead-in with its items, one per line: the list itself
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
         return 0.3 if text.rstrip().endswith(":") or _shows_commands(text) else 0.0

@@ -28,6 +28,9 @@ ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)
 'message_size_limit (default: 10240000)'), which the description under it does not repeat."""
 _ENTRY_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*(?<!:)$")
 _FIELD = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*\S")
+_FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s+\S[^\n]{0,100}$")
+"""A labelled field on a line of its own under a term line ('Grammar: max-cache-ttl <duration>;', 'Blocks: options,
+view', 'Type: integer'): the entry's metadata, not a heading of its own."""
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
 _ENDS = re.compile(r"""[.!?:;]["'”’)\]]*$""")
 
@@ -88,19 +91,26 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
         if _is_entry_row(sentence, previous, following):
             heading, lead, section = sentence.text, True, sentence.text
             continue
+        if heading and _is_field_line(sentence, previous, following):
+            # The term line above still heads the description under its fields; a field that holds a
+            # value ('Default: 50') is quoted under that term.
+            under_heading = after_heading
+            if is_informative(sentence.text) and not sentence.text.rstrip().endswith(";"):
+                add(sentence.start, sentence.end, sentence.text, heading, lead)
+            continue
         if is_table_row(sentence.text):
             if previous is None or not is_table_row(previous.text):
                 header_row = sentence.text
             elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
                 add(sentence.start, sentence.end, sentence.text, f"{heading} {header_row}".strip(), True, row=True)
             continue
-        if lead and _TERM.match(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
+        if lead and is_term_line(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,
             # relative'), quoted together since the description alone does not say what it describes.
             add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)
             lead = False
             continue
-        if _is_heading(sentence, following):
+        if _is_heading(sentence, following) and not _ends_paragraph(sentence, previous):
             heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
             run = run + 1 if after_heading else 1
             # A few short lines together are a heading over term lines; more are a list or a table of
@@ -130,6 +140,8 @@ _FOLLOWING = 3
 and give its default last ('Maximum time between automatic checkpoints. [unit] [valid range] The default is
 five minutes (5min).')."""
 _LIST_MAX_CHARS = 700
+_TERSE_ITEM_WORDS = 4
+"""Items of at most this many words are names ('Debug1'), not sentences: a sentence after them ends the list."""
 _ITEM_MAX_CHARS = 250
 
 
@@ -152,6 +164,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
     if sentence.text.rstrip().endswith(":"):
         end, segment, item_start = sentence.end, sentence.segment, sentence.start
         in_table = False
+        item_words: list[int] = []
         for offset, item in enumerate(rest):
             if item.end - sentence.start > _LIST_MAX_CHARS or text[end : item.start].count("\n") > 2:
                 break
@@ -168,9 +181,13 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
                 break  # the lead-in's paragraph goes on: no list follows
             if item.end - item_start > _ITEM_MAX_CHARS:
                 break  # a long paragraph: prose again, the list has ended
+            terse = len(item_words) >= 2 and max(item_words) <= _TERSE_ITEM_WORDS
+            if terse and _ENDS.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
+                break  # a sentence after one-word items ('Fatal' / 'Error' / ...): prose again
             if item.end == body_end and not _ENDS.search(item.text) and len(item.text) > 60:
                 break  # cut off at the chunk's edge
             end = item.end
+            item_words.append(len(words(item.text)))
         return [end] if end > sentence.end else []
     ends: list[int] = []
     for offset, following in enumerate(rest[:_FOLLOWING], start=position + 1):
@@ -196,8 +213,19 @@ _QUESTION_HEADING = re.compile(
     re.IGNORECASE,
 )
 """A heading that is a question, as FAQs and how-to guides write them."""
+_COPULA = re.compile(r"\s(?:is|are|was|were|means|stands for)\s")
+"""A verb that makes a short lower-case line a statement ('slon is Russian for "elephant"'), not a term or title."""
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
 """'3.3.2.4. ' before a heading's words."""
+_BARE_SECTION_NUMBER = re.compile(r"(?:\d+\.)+\d*")
+
+
+def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
+    """Whether a short line is the last of a paragraph ('... in milliseconds. Range: [10-60000], default 2000'):
+    it ends the paragraph and heads nothing. A section number before a heading ('9.2.') is no paragraph."""
+    if previous is None or previous.segment != sentence.segment:
+        return False
+    return not _BARE_SECTION_NUMBER.fullmatch(previous.text.strip())
 
 
 def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
@@ -209,7 +237,17 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
         return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
     if _QUESTION_HEADING.match(text):
         return len(text.split()) <= _HEADING_MAX_WORDS  # a FAQ's 'What is backscatter mail?'
+    if text[:1].islower() and _COPULA.search(text):
+        return False  # a sentence without its full stop ('slonik is Russian for "little elephant"'), not a title
     return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,:]$", text)
+
+
+def _is_field_line(sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
+    """A labelled field alone on its line ('Tags: server'), not a sentence that happens to start with a label
+    ('Note: the value is read once.')."""
+    alone = all(other is None or other.segment != sentence.segment for other in (previous, following))
+    text = sentence.text.strip()
+    return alone and bool(_FIELD_LINE.match(text)) and not re.search(r"[.!?]$", text) and not is_table_row(text)
 
 
 def _is_entry_row(sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
@@ -230,6 +268,20 @@ def heads_entry(line: str) -> bool:
     """Whether a line is the term line of a reference entry, annotated ('max_connections (integer)') or
     written as a row of fields; the description under it is about that term in each of its sentences."""
     return bool(ANNOTATED_TERM.match(line.strip())) or is_entry_row(line)
+
+
+def is_term_line(line: str) -> bool:
+    """Whether a heading is the term of a reference or definition-list entry, a name rather than a title:
+    one token such as 'max-cache-ttl', 'KEYTIMEOUT', 'core.compression' or 'precmd' (not 'Overview'), an option
+    with its argument ('-d log_level'), or a term line annotated or written as a row of fields."""
+    text = line.strip()
+    term = bool(_TERM.match(text) or _OPTION_TERM.match(text)) and not _TITLE_WORD.fullmatch(text)
+    return term or heads_entry(text)
+
+
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
+_OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =]<?[\w.-]+>?)?$")
+"""A command-line option with its argument ('-d log_level', '--depth=<n>')."""
 
 
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:

@@ -19,9 +19,9 @@ from research_assistant.text.spaces import collapse
 
 SAME_SOURCE_PENALTY = 0.85
 """Each item already taken from a source multiplies that source's next candidates by this."""
-SAME_SECTION_PENALTY = 0.8
-"""For a list question, each item already taken from a section multiplies its next candidates by this as well:
-a list's items stand in different places ('High Concurrency', 'Very large datasets')."""
+SAME_SECTION_PENALTY = 0.6
+"""For a list question, each item already taken from under a heading multiplies its next candidates by this as
+well: a list's items stand under headings of their own ('High Concurrency', 'Very large datasets')."""
 DUPLICATE_COSINE = 0.9
 
 
@@ -52,7 +52,7 @@ def extract_evidence(
     per_section: dict[tuple[str, str], int] = {}
 
     def section_of(i: int) -> tuple[str, str]:
-        return _source(passages, found[i]), found[i].section
+        return _source(passages, found[i]), found[i].heading or found[i].section
 
     def adjusted(i: int) -> tuple[float, int]:
         penalty = SAME_SOURCE_PENALTY ** per_source.get(_source(passages, found[i]), 0)

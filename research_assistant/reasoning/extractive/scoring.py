@@ -33,9 +33,9 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import Asked, answer_strength, asked_for, without_context
+from research_assistant.reasoning.answers import Asked, answer_strength, asked_for, states_value, without_context
 from research_assistant.reasoning.extractive.bm25 import BM25
-from research_assistant.reasoning.extractive.candidates import Candidate, heads_entry
+from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
@@ -227,7 +227,10 @@ def candidate_features(
     terms = [_with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
     # subject a document names once still counts for the sentences that state facts about it.
-    titles = [terms_of(f"{passages[c.passage_index].title}\n{c.heading}") for c in found]
+    described = entry_descriptions(passages, found)
+    titles = [
+        terms_of(f"{passages[c.passage_index].title}\n{c.heading}\n{d}") for c, d in zip(found, described, strict=True)
+    ]
     titles = [
         title + [t for t in terms_of(c.section) if t not in title] for title, c in zip(titles, found, strict=True)
     ]
@@ -264,9 +267,10 @@ def candidate_features(
         titled_by_question = max(titled_by_heading, titled_by_section)
         # The section's own heading reads with each of its sentences when it is the question's own words.
         # A setting's entry ('checkpoint_timeout (integer)') is about the setting in each of its sentences.
-        entry = heads_entry(candidate.heading)
+        entry = is_term_line(candidate.heading)
         present = set(terms[i]) | (heading if candidate.lead or titled_by_heading or entry else set())
         present |= set(terms_of(candidate.section)) if titled_by_section else set()
+        present |= set(terms_of(described[i]))
         keyed = key_fit(names, candidate, asked_words)
         if excluded and (key := row_key(candidate)) is not None and _keyed_by(key, excluded):
             features.append(None)  # a row or entry about a thing the question sets aside answers nothing
@@ -281,7 +285,7 @@ def candidate_features(
         if not keyed[0] and not any(t in present or t in heading for t in query.required):
             features.append(None)
             continue
-        titled = f"{passages[candidate.passage_index].title}. {candidate.heading}. {candidate.focal}"
+        titled = f"{passages[candidate.passage_index].title}. {candidate.heading}. {described[i]} {candidate.focal}"
         cosine = max(
             *(float(embedder.vector(text) @ query_vector) for text in (candidate.quote, candidate.focal)),
             CONTEXT_COSINE * float(embedder.vector(titled) @ query_vector),
@@ -340,6 +344,28 @@ def candidate_features(
             )
         )
     return features
+
+
+def entry_descriptions(passages: list[Passage], found: list[Candidate]) -> list[str]:
+    """For each candidate that states a value in a later paragraph of a reference entry, the entry's first
+    sentence, which says what the term is ('Specifies the longest time that the server caches ordinary
+    answers.'); else ''.
+
+    An entry describes its setting first and gives the value paragraphs below ('The default max-cache-ttl is
+    604800.'), so such a sentence is read with the description, as every sentence is read with its title. (In
+    the description's own paragraph, the span of both sentences is a candidate already.)
+    """
+    first: dict[tuple[int, str], Candidate] = {}
+    for candidate in found:
+        if candidate.lead and not candidate.row and is_term_line(candidate.heading):
+            first.setdefault((candidate.passage_index, candidate.heading), candidate)
+    described = []
+    for c in found:
+        lead = first.get((c.passage_index, c.heading))
+        below = lead is not None and "\n" in passages[c.passage_index].text[lead.end : c.start]
+        value = states_value(c.focal) and not VERSION_NOTE.match(c.focal)
+        described.append(lead.focal if lead is not None and below and value else "")
+    return described
 
 
 WHICH_THING = re.compile(

@@ -175,6 +175,14 @@ def test_a_question_about_what_happens_when_nothing_is_configured_asks_for_the_d
     assert asked_for("Is the cache enabled by default?").kind == "yesno"
 
 
+def test_a_question_about_leaving_a_setting_alone_asks_for_the_default_and_one_about_changing_it_does_not() -> None:
+    assert asked_for("How often does the daemon check for work, if I don't change the setting?").kind == "default"
+    assert asked_for("How large is the cache if left unchanged?").kind == "default"
+    assert asked_for("How long does it wait unless you change the timeout value?").kind == "default"
+    assert asked_for("How long does it wait if I change the setting to 5?").kind != "default"
+    assert asked_for("What happens if you set it to zero?").kind != "default"
+
+
 def test_a_count_of_the_measured_thing_does_not_say_how_large_it_is() -> None:
     question = "What is the default maximum size of a message that the server will accept?"
     asked = asked_for(question)
@@ -250,3 +258,14 @@ def test_a_size_is_not_answered_by_a_default_count() -> None:
     count = "recipients_max | Type: integer | Default: 50000 — the maximum number of original recipients for a message."
     assert answer_strength(asked_for(size), count, size) < 1.0
     assert answer_strength(asked_for(size), "The default size limit is 50000 bytes.", size) == 1.0
+
+
+def test_a_lead_in_with_its_items_on_lines_of_their_own_is_the_list_asked_for() -> None:
+    question = "What log message levels can the daemon produce?"
+    asked = asked_for(question)
+    listed = "The nine levels of logging are:\n\nFatal\n\nError\n\nWarn\n\nInfo\n\nDebug1"
+    inline = "There are nine levels, such as fatal, error, and warn."
+    commands = "Build it with this command:\n\n$ apxs -c mod_foo.c\nlibtool --mode=compile gcc\nlibtool --mode=link gcc"
+    assert answer_strength(asked, listed, question) == 1.0
+    assert answer_strength(asked, inline, question) < 1.0
+    assert answer_strength(asked, commands, question) < 1.0

@@ -828,3 +828,62 @@ def test_an_option_named_after_an_acronym_spells_it_out_as_its_entry() -> None:
     question = "What does PRDR stand for?"
     [best, *_] = extract(question, question, [ACRONYM_ENTRY])
     assert "Per-Recipient Data Response" in best.quote
+
+
+CACHE_ENTRIES = Passage(
+    source_id="s-reference",
+    title="Configuration reference",
+    text=(
+        "max-stale-ttl\n\n"
+        "Grammar: max-stale-ttl <duration>;\n\n"
+        "Blocks: options, view\n\n"
+        "Tags: server\n\n"
+        "If retaining stale answers is enabled, max-stale-ttl sets the maximum time for which the server keeps "
+        "answers in its cache past their normal expiry. The default is 1 day.\n\n"
+        "max-store-ttl\n\n"
+        "Grammar: max-store-ttl <duration>;\n\n"
+        "Blocks: options, view\n\n"
+        "Tags: server\n\n"
+        "Specifies the longest time that the resolver caches ordinary positive answers.\n\n"
+        "Suffixes such as 1h or 1d may be used to give the value.\n\n"
+        "The default max-store-ttl is 604800 (one week)."
+    ),
+)
+
+
+def test_labelled_field_lines_under_a_term_line_do_not_head_its_description() -> None:
+    """'Blocks: options, view' and 'Tags: server' are the entry's metadata: the term line above still heads
+    the sentences under them."""
+    found = candidates([CACHE_ENTRIES])
+    assert {c.heading for c in found} == {"max-stale-ttl", "max-store-ttl"}
+    described = next(c for c in found if c.focal.startswith("Specifies the longest time"))
+    assert described.lead
+
+
+def test_a_value_stated_paragraphs_below_an_entry_s_description_answers_what_the_entry_describes() -> None:
+    question = "By default, what is the longest time a resolver keeps an ordinary positive answer in its cache?"
+    [best, *_] = extract(question, question, [CACHE_ENTRIES])
+    assert best.quote == "The default max-store-ttl is 604800 (one week)."
+
+
+def test_a_short_last_line_of_a_paragraph_heads_nothing() -> None:
+    text = (
+        "sync_interval (integer)\n\n"
+        "Check for updates at least this often in milliseconds. Range: [10-60000], default 2000\n\n"
+        "This parameter is primarily of concern on nodes that originate replication sets."
+    )
+    found = candidates([Passage(source_id="s-config", text=text)])
+    assert {c.heading for c in found} == {"sync_interval (integer)"}
+    numbered = "It affects performance.\n\n9.2. Changing the Serial Number\n\nSerial numbers are just numbers."
+    assert {c.heading for c in candidates([Passage(source_id="s-guide", text=numbered)])} == {
+        "Changing the Serial Number"
+    }
+
+
+def test_a_short_statement_without_its_full_stop_is_a_sentence_not_a_heading() -> None:
+    text = (
+        "Names\n\nIt helps to know some Russian words:\n\nslon is Russian for elephant\n\nslony is the plural of slon"
+    )
+    found = candidates([Passage(source_id="s-names", text=text)])
+    assert any(c.quote.endswith("slon is Russian for elephant\n\nslony is the plural of slon") for c in found)
+    assert {c.heading for c in found} == {"Names"}
