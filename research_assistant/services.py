@@ -311,7 +311,11 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, em
 
     extractive = ExtractiveReasoner(embedding)
     if not settings.uses_llm:
-        return extractive
+        from research_assistant.reasoning.remembered import Extractions, RememberedExtraction
+
+        cache_dir = context.cache_dir.resolve()
+        extractions = shared(("extractions", cache_dir), lambda: Extractions(cache_dir))
+        return RememberedExtraction(extractive, extractions, settings.embedding)
     from research_assistant.reasoning.llm.cache import ResponseCache
     from research_assistant.reasoning.llm.caller import StructuredCaller
     from research_assistant.reasoning.llm.reasoner import LLMReasoner

@@ -1,0 +1,125 @@
+"""The extractive reasoner's evidence, remembered: the same inputs are extracted once, anything else again."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from research_assistant.reasoning import remembered
+from research_assistant.reasoning.base import Fallback, Step
+from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+from research_assistant.reasoning.remembered import Extractions, RememberedExtraction, extractive_version
+from research_assistant.schemas import Evidence, Passage, SubQuestion
+
+QUESTION = "How many trams does the Kallbacka depot hold?"
+SUB_QUESTION = SubQuestion(id="q1", text="How many trams does the Kallbacka depot hold?")
+DEPOT = Passage(
+    source_id="S-depot",
+    chunk_id="depot#0",
+    score=0.9,
+    text="The Kallbacka depot opened in 2009. It holds 52 trams on fourteen covered tracks.",
+)
+FARES = Passage(
+    source_id="S-fares",
+    chunk_id="fares#0",
+    score=0.4,
+    text="A single adult ticket costs 2.80 crowns. The depot sells monthly passes for 58 crowns.",
+)
+
+
+class Counting(ExtractiveReasoner):
+    """The extractive reasoner, counting its extractions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.extractions = 0
+
+    async def extract(self, *args: Any, **options: Any) -> Step[list[Evidence]]:
+        self.extractions += 1
+        return await super().extract(*args, **options)
+
+
+def remembering(cache_dir: Path, reasoner: ExtractiveReasoner) -> RememberedExtraction:
+    return RememberedExtraction(reasoner, Extractions(cache_dir), "hashing")
+
+
+def extract(reasoner: RememberedExtraction | ExtractiveReasoner, passages: list[Passage], limit: int = 3) -> Any:
+    return asyncio.run(reasoner.extract(QUESTION, SUB_QUESTION, passages, limit)).value
+
+
+def test_the_same_inputs_are_extracted_once_with_the_same_evidence(tmp_path: Path) -> None:
+    inner = Counting()
+    reasoner = remembering(tmp_path, inner)
+    first = extract(reasoner, [DEPOT, FARES])
+    again = extract(reasoner, [DEPOT, FARES])
+    assert inner.extractions == 1
+    assert first and again == first == extract(ExtractiveReasoner(), [DEPOT, FARES])
+
+
+def test_another_process_finds_the_evidence_on_disk(tmp_path: Path) -> None:
+    first = extract(remembering(tmp_path, Counting()), [DEPOT, FARES])
+    inner = Counting()
+    assert extract(remembering(tmp_path, inner), [DEPOT, FARES]) == first  # a new process: nothing in memory
+    assert inner.extractions == 0
+    assert list((tmp_path / "extractions").rglob("*.json"))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda reasoner: extract(reasoner, [DEPOT]),  # other passages
+        lambda reasoner: extract(reasoner, [FARES, DEPOT]),  # the same, in another order
+        lambda reasoner: extract(reasoner, [DEPOT.model_copy(update={"score": 0.5}), FARES]),  # another score
+        lambda reasoner: extract(reasoner, [DEPOT, FARES], limit=1),  # another limit
+        lambda reasoner: asyncio.run(
+            reasoner.extract(QUESTION, SUB_QUESTION.model_copy(update={"text": "When did the depot open?"}), [DEPOT], 3)
+        ),  # another sub-question
+    ],
+)
+def test_other_inputs_are_extracted_again(tmp_path: Path, change: Any) -> None:
+    inner = Counting()
+    reasoner = remembering(tmp_path, inner)
+    extract(reasoner, [DEPOT, FARES])
+    change(reasoner)
+    assert inner.extractions == 2
+
+
+def test_other_code_or_another_embedding_extracts_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inner = Counting()
+    extract(remembering(tmp_path, inner), [DEPOT, FARES])
+    extract(RememberedExtraction(inner, Extractions(tmp_path), "onnx"), [DEPOT, FARES])
+    assert inner.extractions == 2
+    monkeypatch.setattr(remembered, "extractive_version", lambda: "edited")
+    extract(remembering(tmp_path, inner), [DEPOT, FARES])
+    assert inner.extractions == 3
+
+
+def test_the_version_follows_the_source(tmp_path: Path) -> None:
+    version = extractive_version()
+    assert len(version) == 16 and version == extractive_version()
+
+
+def test_a_step_with_something_to_say_is_not_kept(tmp_path: Path) -> None:
+    class Falling(Counting):
+        async def extract(self, *args: Any, **options: Any) -> Step[list[Evidence]]:
+            found = await super().extract(*args, **options)
+            return Step(found.value, fallbacks=(Fallback("extract", "the model's reply was unusable"),))
+
+    inner = Falling()
+    reasoner = remembering(tmp_path, inner)
+    extract(reasoner, [DEPOT])
+    extract(reasoner, [DEPOT])
+    assert inner.extractions == 2
+
+
+def test_a_disk_that_cannot_keep_it_changes_nothing(tmp_path: Path) -> None:
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache's folder would be")
+    inner = Counting()
+    reasoner = remembering(blocked, inner)
+    assert extract(reasoner, [DEPOT, FARES]) == extract(ExtractiveReasoner(), [DEPOT, FARES])
+    assert extract(reasoner, [DEPOT, FARES])  # kept in memory all the same
+    assert inner.extractions == 1
