@@ -53,12 +53,17 @@ IN_MEMORY = 2048
 def extractive_version() -> str:
     """A digest of everything that decides what the extractive reasoner finds, besides its inputs: the package's
     source files and the versions of `LIBRARIES`."""
+    return source_digest(Path(__file__).resolve().parents[1], LIBRARIES)
+
+
+def source_digest(package: Path, libraries: tuple[str, ...]) -> str:
+    """16 hex digits of a digest of every Python file under `package` (name and content) and of the installed
+    versions of `libraries`."""
     digest = hashlib.sha256(f"extractive {FORMAT}".encode())
-    package = Path(__file__).resolve().parents[1]
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
-    for library in LIBRARIES:
+    for library in libraries:
         try:
             found = metadata.version(library)
         except metadata.PackageNotFoundError:

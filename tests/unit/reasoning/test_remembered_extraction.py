@@ -11,7 +11,12 @@ import pytest
 from research_assistant.reasoning import remembered
 from research_assistant.reasoning.base import Fallback, Step
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-from research_assistant.reasoning.remembered import Extractions, RememberedExtraction, extractive_version
+from research_assistant.reasoning.remembered import (
+    Extractions,
+    RememberedExtraction,
+    extractive_version,
+    source_digest,
+)
 from research_assistant.schemas import Evidence, Passage, SubQuestion
 
 QUESTION = "How many trams does the Kallbacka depot hold?"
@@ -98,8 +103,14 @@ def test_other_code_or_another_embedding_extracts_again(tmp_path: Path, monkeypa
 
 
 def test_the_version_follows_the_source(tmp_path: Path) -> None:
-    version = extractive_version()
-    assert len(version) == 16 and version == extractive_version()
+    assert len(extractive_version()) == 16
+    (tmp_path / "scoring.py").write_text("MIN_RELEVANCE = 0.2\n")
+    before = source_digest(tmp_path, ("numpy",))
+    assert source_digest(tmp_path, ("numpy",)) == before
+    (tmp_path / "scoring.py").write_text("MIN_RELEVANCE = 0.3\n")
+    edited = source_digest(tmp_path, ("numpy",))
+    (tmp_path / "extra.py").write_text("")
+    assert len({before, edited, source_digest(tmp_path, ("numpy",)), source_digest(tmp_path, ("nltk",))}) == 4
 
 
 def test_a_step_with_something_to_say_is_not_kept(tmp_path: Path) -> None:
