@@ -98,24 +98,11 @@ def names_setting(text: str) -> bool:
     return _IDENTIFIER.search(text) is not None
 
 
-def names_a_sibling(question: str, text: str) -> bool:
-    """Whether `text` names settings built on a word of the question ('RequestReadTimeout' on 'Timeout',
-    'superuser_reserved_connections' on 'connections') and none that is the question's own word or name: then
-    what it states is the value of a neighbouring setting, not of the asked one."""
-    return setting_named(question, text) == "sibling"
-
-
-def names_asked_setting(question: str, text: str) -> bool:
-    """Whether `text` names a setting made of the question's own words and measure words only
-    ('message_size_limit' for 'the largest message', 'max_connections' for 'the maximum number of connections'),
-    so that what it states is the asked setting's value; 'header_maxsize' is about headers, not messages."""
-    return setting_named(question, text) == "asked"
-
-
 def setting_named(question: str, text: str) -> Literal["asked", "sibling"] | None:
-    """Which setting `text` names, as the two tests above read it in one pass: 'asked' when one is built of the
-    question's words (one at least not a measure word) and measure words; else 'sibling' when one is built on a
-    question's word; else None."""
+    """Which setting `text` names: 'asked' when one is built of the question's words (one at least not a measure
+    word) and measure words ('message_size_limit' for 'the largest message': what it states is the asked value);
+    else 'sibling' when one is built on a question's word ('RequestReadTimeout' on 'Timeout',
+    'superuser_reserved_connections' on 'connections': the value of a neighbouring setting); else None."""
     asked = _asked_words(question)
     siblings = False
     for name in _IDENTIFIER.findall(text):

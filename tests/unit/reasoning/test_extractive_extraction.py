@@ -21,9 +21,8 @@ from research_assistant.reasoning.extractive.which import (
     asked_phrase,
     asked_types,
     letter_names,
-    names_a_sibling,
-    names_asked_setting,
     names_instance,
+    setting_named,
 )
 from research_assistant.schemas import Passage, SubQuestion
 from research_assistant.text.tokens import content_terms, names_in
@@ -600,11 +599,12 @@ def test_a_lead_in_is_quoted_with_the_table_it_introduces() -> None:
 
 def test_a_setting_named_on_the_asked_one_is_a_sibling_not_the_answer() -> None:
     question = "What is Apache httpd's default Timeout, the time it waits for I/O before failing a request?"
-    assert names_a_sibling(question, "RequestReadTimeout Directive\n\nDefault: | RequestReadTimeout header=20-40")
-    assert not names_a_sibling(question, "TimeOut Directive\n\nDefault: | TimeOut 60")  # the asked one itself
-    assert not names_a_sibling(question, "timeout | 0 | Balancer timeout in seconds.")  # no setting's name
-    assert names_a_sibling("What is the default max_connections?", "superuser_reserved_connections: 3")
-    assert not names_a_sibling("What is the default page size?", "The default page_size is 4096.")
+    sibling = "RequestReadTimeout Directive\n\nDefault: | RequestReadTimeout header=20-40"
+    assert setting_named(question, sibling) == "sibling"
+    assert setting_named(question, "TimeOut Directive\n\nDefault: | TimeOut 60") != "sibling"  # the asked one itself
+    assert setting_named(question, "timeout | 0 | Balancer timeout in seconds.") != "sibling"  # no setting's name
+    assert setting_named("What is the default max_connections?", "superuser_reserved_connections: 3") == "sibling"
+    assert setting_named("What is the default page size?", "The default page_size is 4096.") != "sibling"
 
 
 def test_the_default_of_a_sibling_setting_is_not_judged_an_answer() -> None:
@@ -631,12 +631,12 @@ def test_only_a_question_about_what_a_name_means_takes_its_entry_as_the_answer()
 
 def test_a_setting_named_for_the_asked_measure_is_the_asked_one_not_a_sibling() -> None:
     size = "What is the default maximum size of a message?"
-    assert not names_a_sibling(size, "message_size_limit (default: 10240000)")
+    assert setting_named(size, "message_size_limit (default: 10240000)") != "sibling"
     connections = "What is the default maximum number of concurrent connections?"
-    assert not names_a_sibling(connections, "max_connections (integer)")
-    assert names_a_sibling(connections, "superuser_reserved_connections (integer): the default is 3")
+    assert setting_named(connections, "max_connections (integer)") != "sibling"
+    assert setting_named(connections, "superuser_reserved_connections (integer): the default is 3") == "sibling"
     files = "How are new log files created if no creation mode is configured?"
-    assert not names_a_sibling(files, "The FileCreateMode directive")  # "file" for "files"
+    assert setting_named(files, "The FileCreateMode directive") != "sibling"  # "file" for "files"
 
 
 POSTCONF = Passage(
@@ -717,7 +717,8 @@ def test_a_row_naming_its_setting_is_judged_by_that_name_not_by_the_heading_abov
     row = Candidate(0, 0, len(text), text, text, "MaxKeepAliveRequests Description: | Number of requests", row=True)
     features = candidate_features(question, SubQuestion(id="q1", text=question), [passage], [row], Embedder())
     assert features[0] is not None and features[0].answer == 1.0
-    assert names_a_sibling(question, "MaxKeepAliveRequests")  # the heading alone would have judged it a sibling
+    # The heading alone would have judged it a sibling.
+    assert setting_named(question, "MaxKeepAliveRequests") == "sibling"
 
 
 OPTION_ENTRIES = Passage(
@@ -799,8 +800,8 @@ def test_a_setting_named_with_the_questions_own_words_holds_the_asked_value() ->
     """'header_maxsize' is about a part of a message; 'message_size_limit' is made of the question's word and
     measure words only, so its default is the one asked for."""
     question = "What is the largest message the server will accept by default?"
-    assert names_asked_setting(question, "message_size_limit | Use: main | Default: 50M")
-    assert not names_asked_setting(question, "header_maxsize | Use: main | Default: 1M")
+    assert setting_named(question, "message_size_limit | Use: main | Default: 50M") == "asked"
+    assert setting_named(question, "header_maxsize | Use: main | Default: 1M") != "asked"
     found = candidates(SIZE_ENTRIES)
     features = candidate_features(question, SubQuestion(id="q1", text=question), SIZE_ENTRIES, found, Embedder())
     bonus = {c.quote.split(" |")[0]: f.bonus for c, f in zip(found, features, strict=True) if f and c.lead}
