@@ -40,16 +40,9 @@ _NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
 def numbers_in(text: str) -> list[str]:
     """Numbers as written ('1,000' becomes '1000'; 'six' becomes '6'), in order, without repeats."""
-    found: list[str] = []
-    for match in _NUMBER.finditer(text):
-        value = match.group(1).replace(",", "") + ("%" if match.group(2) else "")
-        if value not in found:
-            found.append(value)
-    for match in _NUMBER_WORD.finditer(text):
-        value = _NUMBER_WORDS[match.group(1).lower()]
-        if value not in found:
-            found.append(value)
-    return found
+    digits = [match.group(1).replace(",", "") + ("%" if match.group(2) else "") for match in _NUMBER.finditer(text)]
+    named = [_NUMBER_WORDS[match.group(1).lower()] for match in _NUMBER_WORD.finditer(text)]
+    return list(dict.fromkeys([*digits, *named]))
 
 
 def has_date(text: str) -> bool:
@@ -65,7 +58,7 @@ def counts_asked_thing(question: str, quote: str) -> bool:
     if not thing:
         return False
     tokens = quote.split()
-    for i, token in enumerate(tokens):
-        if numbers_in(token) and any(terms_of(word) == thing for word in tokens[i + 1 : i + 4]):
-            return True
-    return False
+    return any(
+        numbers_in(token) and any(terms_of(word) == thing for word in tokens[i + 1 : i + 4])
+        for i, token in enumerate(tokens)
+    )

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from research_assistant.reasoning.extractive.measures import (
     MAX_FIGURES,
     MONTHS,
-    TOLERANCE,
     YEAR,
     changes,
+    close,
     different_context,
     measurements_differ,
     named,
@@ -79,10 +79,6 @@ def _values(text: str, ignore: set[str]) -> tuple[list[float], list[float]]:
     return years, figures
 
 
-def _far_apart(xs: list[float], ys: list[float]) -> bool:
-    return all(abs(x - y) > TOLERANCE * max(abs(x), abs(y), 1e-9) for x in xs for y in ys)
-
-
 def _figures_differ(a: str, b: str, ignore: set[str]) -> bool:
     """Whether two statements about the same thing give different figures.
 
@@ -98,7 +94,7 @@ def _figures_differ(a: str, b: str, ignore: set[str]) -> bool:
         return False
     if figures_a and figures_b:
         same_time = not years_a or not years_b or set(years_a) == set(years_b)
-        return same_time and _far_apart(figures_a, figures_b)
+        return same_time and not any(close(x, y) for x in figures_a for y in figures_b)
     if figures_a or figures_b:
         return False
     return bool(years_a and years_b) and not set(years_a) & set(years_b)
