@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -177,17 +178,10 @@ def _links_only(tag: Any) -> bool:
     return bool(ONLY_SEPARATORS.match(NAV_LABEL.sub(" ", outside)))
 
 
-_nav_classes: dict[str, bool] = {}
-
-
+@lru_cache(maxsize=10_000)
 def _nav_class(value: str) -> bool:
     """Whether a class attribute names a navigation block (remembered: pages repeat their classes)."""
-    found = _nav_classes.get(value)
-    if found is None:
-        found = any(NAV_NAME.search(name.lower()) for name in _WORDS.findall(value))
-        if len(_nav_classes) < 10_000:
-            _nav_classes[value] = found
-    return found
+    return any(NAV_NAME.search(name.lower()) for name in _WORDS.findall(value))
 
 
 def _is_boilerplate(tag: Any) -> bool:
