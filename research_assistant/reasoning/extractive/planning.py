@@ -48,11 +48,10 @@ def _fill(template: str, slots: dict[str, str]) -> str:
 
 def without_repeats(query: str) -> str:
     """The query with repeated words (ignoring case) dropped: 'remote work benefits benefits' -> '... benefits'."""
-    kept: list[str] = []
+    kept: dict[str, str] = {}
     for word in query.split():
-        if word.lower() not in [k.lower() for k in kept]:
-            kept.append(word)
-    return " ".join(kept)
+        kept.setdefault(word.lower(), word)
+    return " ".join(kept.values())
 
 
 def _redundant(text: str, kept: str) -> bool:
