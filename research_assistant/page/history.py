@@ -162,10 +162,7 @@ def compare_section(
             return
         other = by_id[chosen]
         before, after = sorted((record, other), key=lambda r: r.started_at)
-        comparison = compare_runs(
-            load_run(state, before, db_dir).state,
-            load_run(state, after, db_dir).state,
-        )
+        comparison = compare_runs(load_run(state, before, db_dir).state, load_run(state, after, db_dir).state)
         st.caption(
             f"From the run of {when(before.started_at)} ({before.run_id}) to the run of "
             f"{when(after.started_at)} ({after.run_id})"
