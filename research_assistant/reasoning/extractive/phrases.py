@@ -112,11 +112,8 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
         seen.add(text.lower())
         score = sum(degree[t.text.lower()] / frequency[t.text.lower()] for t in phrase)
         ranked.append((-score, phrase[0].start, text))
-    ranked.sort()
-    keywords = [text for _, _, text in ranked][:limit]
-    if not keywords:
-        keywords = [w for w in words(question) if w not in {"what", "how", "why"}][:limit]
-    return keywords
+    keywords = [text for _, _, text in sorted(ranked)][:limit]
+    return keywords or [w for w in words(question) if w not in {"what", "how", "why"}][:limit]
 
 
 def _add(found: list[tuple[int, str]], start: int, text: str) -> None:
