@@ -33,12 +33,8 @@ def surroundings(passage_text: str, quote: str, reach: int = REACH) -> Surroundi
     if match is None:
         return Surroundings()
     before, after = passage_text[: match.start()], passage_text[match.end() :]
-    heading = ""
-    for line in reversed(before.split("\n")[:-1]):
-        line = line.strip().lstrip("#").strip()
-        if line and len(line) <= 100 and not _ENDS_SENTENCE.search(line):
-            heading = line
-            break
+    lines = (line.strip().lstrip("#").strip() for line in reversed(before.split("\n")[:-1]))
+    heading = next((line for line in lines if line and len(line) <= 100 and not _ENDS_SENTENCE.search(line)), "")
     head = before
     if len(head) > reach:
         head = head[-reach:]
