@@ -25,8 +25,7 @@ class ModelUnavailable(Exception):
 
 def model_spec(settings: Settings, role: Role) -> str:
     """The settings' `provider:model` for `role` (a bare name in the environment is made Gemini's there)."""
-    spec: str = getattr(settings, f"model_{role}")
-    return spec
+    return str(getattr(settings, f"model_{role}"))
 
 
 def build_chat_model(spec: str, settings: Settings) -> BaseChatModel:
