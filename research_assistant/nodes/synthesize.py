@@ -4,6 +4,7 @@ rendered report against the text of each source cited for it."""
 from __future__ import annotations
 
 from datetime import date
+from functools import cache
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -38,12 +39,10 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         latest,
     )
     draft = written.value
-    texts: dict[str, str | None] = {}
 
+    @cache
     def text_of(source_id: str) -> str | None:
-        if source_id not in texts:
-            texts[source_id] = services.documents.text(source_id)
-        return texts[source_id]
+        return services.documents.text(source_id)
 
     report, verification = verify_report(draft, state.evidence, state.sources, text_of)
     # A citation taken off a quotation is one more citation checked that did not check out.
