@@ -113,10 +113,7 @@ def local_file(locator: str, roots: Sequence[Path]) -> Path | None:
             return None
     except OSError:
         return None
-    for root in roots:
-        if path.is_relative_to(root.resolve()):
-            return path
-    return None
+    return path if any(path.is_relative_to(root.resolve()) for root in roots) else None
 
 
 def facts_line(source: SourceRecord) -> str:
