@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -41,13 +42,9 @@ class FetchedPage:
 
     def text(self) -> str:
         """The body decoded with its declared charset, or UTF-8 with replacement."""
-        for encoding in (self.charset, "utf-8"):
-            if not encoding:
-                continue
-            try:
+        for encoding in filter(None, (self.charset, "utf-8")):
+            with suppress(LookupError, UnicodeDecodeError):
                 return self.body.decode(encoding)
-            except (LookupError, UnicodeDecodeError):
-                continue
         return self.body.decode("utf-8", errors="replace")
 
 
