@@ -72,7 +72,7 @@ def classify(question: str) -> QueryType:
 
 @lru_cache(maxsize=1)
 def _domain_stems() -> tuple[tuple[str, frozenset[str]], ...]:
-    return tuple((name, frozenset(t for w in vocab for t in content_terms(w))) for name, vocab in DOMAINS)
+    return tuple((name, frozenset(t for w in vocab for t in content_terms(w))) for name, vocab in DOMAINS.items())
 
 
 def detect_domain(question: str, entities: list[str]) -> str:

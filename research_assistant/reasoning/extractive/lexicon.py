@@ -1,7 +1,7 @@
 """Word lists the extractive reasoner relies on: small, explicit and ordered.
 
-Everything here is a tuple or a frozenset used only for membership tests, so no
-output ever depends on set iteration order.
+Everything here is a tuple or a frozenset (`DOMAINS`: frozensets by name, in priority order) used only for
+membership tests, so no output ever depends on set iteration order.
 """
 
 from __future__ import annotations
@@ -9,10 +9,6 @@ from __future__ import annotations
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
-
-
-def _tuple(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
 
 
 def _phrases(text: str) -> tuple[str, ...]:
@@ -74,62 +70,41 @@ RECENCY_WORDS: tuple[str, ...] = _phrases(
     "as of, upcoming, right now"
 )
 
-DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "software",
-        _tuple(
-            "python java javascript typescript rust golang c++ code coding program programming software api library "
-            "framework function method class module package compiler interpreter runtime database sql linux "
-            "windows macos git docker kubernetes algorithm recursion thread async server http bug debug "
-            "variable syntax pip npm exception stack memory cpu gpu"
-        ),
+DOMAINS: dict[str, frozenset[str]] = {
+    "software": word_set(
+        "python java javascript typescript rust golang c++ code coding program programming software api library "
+        "framework function method class module package compiler interpreter runtime database sql linux "
+        "windows macos git docker kubernetes algorithm recursion thread async server http bug debug "
+        "variable syntax pip npm exception stack memory cpu gpu"
     ),
-    (
-        "technology",
-        _tuple(
-            "technology computer internet network smartphone ai artificial intelligence machine learning "
-            "model robot chip semiconductor cloud data cybersecurity encryption blockchain tcp udp dns protocol "
-            "wifi bandwidth latency router"
-        ),
+    "technology": word_set(
+        "technology computer internet network smartphone ai artificial intelligence machine learning "
+        "model robot chip semiconductor cloud data cybersecurity encryption blockchain tcp udp dns protocol "
+        "wifi bandwidth latency router"
     ),
-    (
-        "finance",
-        _tuple(
-            "finance financial stock stocks bond bonds market markets investment invest interest inflation "
-            "bank banking loan mortgage tax taxes price prices currency dollar euro economy economic gdp "
-            "revenue profit budget recession"
-        ),
+    "finance": word_set(
+        "finance financial stock stocks bond bonds market markets investment invest interest inflation "
+        "bank banking loan mortgage tax taxes price prices currency dollar euro economy economic gdp "
+        "revenue profit budget recession"
     ),
-    (
-        "health",
-        _tuple(
-            "health medical medicine disease diseases symptom symptoms treatment therapy drug drugs vaccine "
-            "virus cancer diabetes heart patient patients clinical doctor hospital nutrition diet sleep "
-            "exercise mental caffeine"
-        ),
+    "health": word_set(
+        "health medical medicine disease diseases symptom symptoms treatment therapy drug drugs vaccine "
+        "virus cancer diabetes heart patient patients clinical doctor hospital nutrition diet sleep "
+        "exercise mental caffeine"
     ),
-    (
-        "science",
-        _tuple(
-            "science physics chemistry biology quantum atom atoms molecule cell cells gene genes evolution "
-            "species energy gravity planet star galaxy universe experiment theory"
-        ),
+    "science": word_set(
+        "science physics chemistry biology quantum atom atoms molecule cell cells gene genes evolution "
+        "species energy gravity planet star galaxy universe experiment theory"
     ),
-    (
-        "environment",
-        _tuple(
-            "climate environment environmental carbon emissions warming pollution renewable solar wind "
-            "biodiversity forest ocean weather sustainability"
-        ),
+    "environment": word_set(
+        "climate environment environmental carbon emissions warming pollution renewable solar wind "
+        "biodiversity forest ocean weather sustainability"
     ),
-    (
-        "history",
-        _tuple(
-            "history historical war empire ancient medieval century revolution dynasty king queen battle civilization"
-        ),
+    "history": word_set(
+        "history historical war empire ancient medieval century revolution dynasty king queen battle civilization"
     ),
-    ("law", _tuple("law legal court courts regulation regulations contract rights lawsuit statute gdpr compliance")),
-    ("business", _tuple("business company companies startup management marketing customer customers strategy sales")),
-    ("education", _tuple("education school schools university student students teacher learning curriculum")),
-)
+    "law": word_set("law legal court courts regulation regulations contract rights lawsuit statute gdpr compliance"),
+    "business": word_set("business company companies startup management marketing customer customers strategy sales"),
+    "education": word_set("education school schools university student students teacher learning curriculum"),
+}
 """Domain lexicon in priority order: ties go to the earlier domain."""
