@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-SourceKindName = Literal["local", "web", "news", "academic", "wiki"]
+from research_assistant.context import SourceKind
 
 
 class AnalysisOut(BaseModel):
@@ -33,7 +33,7 @@ class SubQuestionOut(BaseModel):
     text: str
     priority: int = Field(default=1, ge=1, le=5, description="1 is the most important.")
     queries: list[str] = Field(description="Search-engine queries for this sub-question (plain words, no URLs).")
-    source_types: list[SourceKindName] = Field(default_factory=list, description="Preferred kinds of source.")
+    source_types: list[SourceKind] = Field(default_factory=list, description="Preferred kinds of source.")
 
 
 class PlanOut(BaseModel):
