@@ -144,19 +144,18 @@ def steps(events: Iterable[TraceEvent]) -> list[Step]:
             current = open_steps.get(_top(event.node)) or (found[-1] if found else None)
             if current is None:
                 continue
-            step = current
             call = model_usage(event)
             if event.level in ("warning", "error"):
-                step.warnings.append(event.message)
+                current.warnings.append(event.message)
             elif call is not None:
-                step.tokens += call[1].input_tokens + call[1].output_tokens
-                step.cost_usd += call[1].cost_usd
+                current.tokens += call[1].input_tokens + call[1].output_tokens
+                current.cost_usd += call[1].cost_usd
                 continue
             elif event.kind is EventKind.PROGRESS:
-                step.message = event.message
+                current.message = event.message
             if event.source is not None:
-                step.outcomes[event.source.outcome] = step.outcomes.get(event.source.outcome, 0) + 1
-            step.counts = {**step.counts, **event.counts}
+                current.outcomes[event.source.outcome] = current.outcomes.get(event.source.outcome, 0) + 1
+            current.counts = {**current.counts, **event.counts}
     return [step for step in found if not (step.node == "review_plan" and not step.message and not step.warnings)]
 
 
