@@ -296,11 +296,7 @@ def run_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 
 
 def _review_plans(
-    run_id: str,
-    context: Context,
-    printer: Callable[[TraceEvent], None] | None,
-    answers: TextIO,
-    stderr: TextIO,
+    run_id: str, context: Context, printer: Callable[[TraceEvent], None] | None, answers: TextIO, stderr: TextIO
 ) -> dict[str, Any] | None:
     """Show the plan the run waits on; research it as is, edited, or not now. The run's result, or None."""
     from research_assistant.plan_text import plan_from_text, plan_to_text

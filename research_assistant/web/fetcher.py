@@ -276,12 +276,7 @@ class Fetcher:
             raise FetchError(failure.reason + suffix, retryable=True, status=failure.status) from None
 
     async def _request(
-        self,
-        state: _LoopState,
-        url: str,
-        accept: frozenset[str] | None,
-        *,
-        robots: bool = False,
+        self, state: _LoopState, url: str, accept: frozenset[str] | None, *, robots: bool = False
     ) -> _Response | _Redirect:
         """One GET. Raises `_Retry` for what another attempt may fix, FetchError for the rest."""
         parts = httpx.URL(url)

@@ -50,11 +50,7 @@ class Embedder:
 
 
 def mmr(
-    relevance: Sequence[float],
-    similarity: np.ndarray,
-    k: int,
-    lambda_: float = 0.7,
-    duplicate_threshold: float = 0.85,
+    relevance: Sequence[float], similarity: np.ndarray, k: int, lambda_: float = 0.7, duplicate_threshold: float = 0.85
 ) -> list[int]:
     """Maximal marginal relevance: indices of up to `k` items, relevant yet unlike each other.
 
