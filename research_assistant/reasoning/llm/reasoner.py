@@ -304,10 +304,9 @@ class LLMReasoner:
             )
         except (StepFailed, BudgetExceeded) as error:
             said.fell_back("Progress evaluation", error)
-            fallen = await self.fallback.evaluate(
-                question, plan, evidence, sources, iteration, search_history, analysis
-            )
-            return fallen.value
+            return (
+                await self.fallback.evaluate(question, plan, evidence, sources, iteration, search_history, analysis)
+            ).value
         scores = {item.sub_question: item.score for item in out.coverage}
         coverage = []
         for sub_question in plan.sub_questions:
