@@ -24,24 +24,7 @@ from typing import Any
 
 from lxml import etree
 
-from research_assistant.text.html_markup import (
-    BLOCK_TAGS,
-    DROP_DIV_CLASSES,
-    DROP_ROLES,
-    DROP_TAGS,
-    LINK_BLOCK_CHARS,
-    LINK_BLOCKS,
-    NAV_LABEL,
-    NAV_NAME,
-    NAV_SEPARATOR,
-    NAV_WORDS,
-    ONLY_SEPARATORS,
-    PERMALINK_MARKS,
-    BlockWriter,
-    ExtractedHtml,
-    extracted,
-    ld_author_date,
-)
+from research_assistant.text import html_markup as markup
 from research_assistant.text.spaces import collapse
 
 _PRESERVE_WHITESPACE = frozenset({"pre", "textarea"})
@@ -150,7 +133,7 @@ def _small(tag: Any) -> bool:
         if tail:
             count += 1
             size += len(tail) if tail.strip(_ASCII_SPACES) else len(_stored(tail, _context(node.getparent())[0]))
-        if count > 100 or size > 4 * LINK_BLOCK_CHARS:
+        if count > 100 or size > 4 * markup.LINK_BLOCK_CHARS:
             return False
     return True
 
@@ -167,41 +150,41 @@ def _links_only(tag: Any) -> bool:
         ) is not None:
             return False
     text = collapse(_get_text(tag, " "))
-    if not text or len(text) > LINK_BLOCK_CHARS:
+    if not text or len(text) > markup.LINK_BLOCK_CHARS:
         return False
-    named = any(collapse(_get_text(link, " ")).lower() in NAV_WORDS for link in links)
+    named = any(collapse(_get_text(link, " ")).lower() in markup.NAV_WORDS for link in links)
     if len(links) < 2 and not named:
         return False
     outside = " ".join(text for text, kind, link in _strings(tag) if not link and kind <= _CONTAINED)
-    if not (named or NAV_LABEL.search(outside) or NAV_SEPARATOR.search(outside)):
+    if not (named or markup.NAV_LABEL.search(outside) or markup.NAV_SEPARATOR.search(outside)):
         return False
-    return bool(ONLY_SEPARATORS.match(NAV_LABEL.sub(" ", outside)))
+    return bool(markup.ONLY_SEPARATORS.match(markup.NAV_LABEL.sub(" ", outside)))
 
 
 @lru_cache(maxsize=10_000)
 def _nav_class(value: str) -> bool:
     """Whether a class attribute names a navigation block (remembered: pages repeat their classes)."""
-    return any(NAV_NAME.search(name.lower()) for name in _WORDS.findall(value))
+    return any(markup.NAV_NAME.search(name.lower()) for name in _WORDS.findall(value))
 
 
 def _is_boilerplate(tag: Any) -> bool:
     """`html_soup._is_boilerplate` on lxml's tree."""
     name = tag.tag
     get = tag.get
-    if name in DROP_TAGS or get("role") in DROP_ROLES or get("hidden") is not None:
+    if name in markup.DROP_TAGS or get("role") in markup.DROP_ROLES or get("hidden") is not None:
         return True
     value = get("class")
     if name not in ("html", "body", "main", "article"):
         ident = get("id")
-        if (value and _nav_class(value)) or (ident and NAV_NAME.search(ident.lower())):
+        if (value and _nav_class(value)) or (ident and markup.NAV_NAME.search(ident.lower())):
             return True
         label = f"{get('aria-label') or ''} {get('summary') or ''}".lower()
         if "navigation" in label or "breadcrumb" in label:
             return True
-        if name in LINK_BLOCKS and _links_only(tag):
+        if name in markup.LINK_BLOCKS and _links_only(tag):
             return True
     if name == "div":
-        return value is not None and not DROP_DIV_CLASSES.isdisjoint(_WORDS.findall(value))
+        return value is not None and not markup.DROP_DIV_CLASSES.isdisjoint(_WORDS.findall(value))
     if name == "a":
         return _is_permalink(tag, value)
     return name == "header" and next(tag.iterancestors("article", "main"), None) is None
@@ -213,10 +196,10 @@ def _is_permalink(tag: Any, value: str | None) -> bool:
     if _UNREAD_TEXT.search("".join(tag.itertext())) and next(tag.iterdescendants(*_STRING_CONTAINERS), None) is None:
         return False  # a word of its own: not a permalink (the exact reading below says the same, slower)
     text = _get_text(tag, strip=True)
-    return bool(text) and set(text) <= PERMALINK_MARKS
+    return bool(text) and set(text) <= markup.PERMALINK_MARKS
 
 
-_LOOKED_AT_TAGS = frozenset({*DROP_TAGS, *LINK_BLOCKS, "a", "header"})
+_LOOKED_AT_TAGS = frozenset({*markup.DROP_TAGS, *markup.LINK_BLOCKS, "a", "header"})
 _LOOKED_AT_ATTRIBUTES = frozenset({"role", "hidden", "id", "aria-label", "summary"})
 
 
@@ -275,7 +258,7 @@ def _string(tag: Any) -> str | None:
     return _string(child)
 
 
-_RENDER_TAGS = (*BLOCK_TAGS, "pre", "tr", "br")
+_RENDER_TAGS = (*markup.BLOCK_TAGS, "pre", "tr", "br")
 """Elements `_render` does more with than read their strings."""
 
 
@@ -287,7 +270,7 @@ def _render(root: Any, ruby: bool) -> str:
             if parent in structured:
                 break
             structured.add(parent)
-    writer = BlockWriter()
+    writer = markup.BlockWriter()
     stack: list[Any] = [root]
     while stack:
         item = stack.pop()
@@ -310,7 +293,7 @@ def _render(root: Any, ruby: bool) -> str:
             elif name == "br":
                 writer.line_break()
             else:
-                block = name in BLOCK_TAGS
+                block = name in markup.BLOCK_TAGS
                 if block:
                     writer.flush()
                 if item not in structured:
@@ -341,7 +324,7 @@ def _json_ld(root: Any) -> tuple[str | None, str | None]:
             data = json.loads(script.text or "")
         except ValueError:
             continue
-        found = ld_author_date(data)
+        found = markup.ld_author_date(data)
         if found is not None:
             return found
     return None, None
@@ -401,7 +384,7 @@ _PROLOGUE = re.compile(r"\ufeff?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*", re.D
 """What may come before the doctype."""
 
 
-def lxml_to_text(html: str) -> ExtractedHtml:
+def lxml_to_text(html: str) -> markup.ExtractedHtml:
     """`html_to_text` on lxml's tree: the same result, about six times faster (python3-doc's 531 pages: 6 s of
     CPU instead of 35 s); raises `Unsupported` for markup that BeautifulSoup must read."""
     # BeautifulSoup's lxml builder makes the same parser, without `huge_tree`: its parser hands over text nodes of
@@ -425,4 +408,4 @@ def lxml_to_text(html: str) -> ExtractedHtml:
     _drop_boilerplate(root)
     ruby = next(root.iter("rt", "rp"), None) is not None
     title = _title(root, meta, ruby)
-    return extracted(title, _render(_main_root(root), ruby), meta, ld, canonical)
+    return markup.extracted(title, _render(_main_root(root), ruby), meta, ld, canonical)

@@ -18,24 +18,7 @@ from bs4 import (
     XMLParsedAsHTMLWarning,
 )
 
-from research_assistant.text.html_markup import (
-    BLOCK_TAGS,
-    DROP_DIV_CLASSES,
-    DROP_ROLES,
-    DROP_TAGS,
-    LINK_BLOCK_CHARS,
-    LINK_BLOCKS,
-    NAV_LABEL,
-    NAV_NAME,
-    NAV_SEPARATOR,
-    NAV_WORDS,
-    ONLY_SEPARATORS,
-    PERMALINK_MARKS,
-    BlockWriter,
-    ExtractedHtml,
-    extracted,
-    ld_author_date,
-)
+from research_assistant.text import html_markup as markup
 from research_assistant.text.spaces import collapse
 
 _SKIP_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction)
@@ -47,7 +30,7 @@ def _table_row(row: Tag) -> str:
 
 
 def _render(root: Tag) -> str:
-    writer = BlockWriter()
+    writer = markup.BlockWriter()
     # An explicit stack instead of recursion: deeply nested markup must not hit the recursion limit.
     stack: list[Any] = [root]
     while stack:
@@ -69,7 +52,7 @@ def _render(root: Tag) -> str:
             elif name == "br":
                 writer.line_break()
             else:
-                block = name in BLOCK_TAGS
+                block = name in markup.BLOCK_TAGS
                 if block:
                     writer.flush()
                     stack.append(None)
@@ -95,7 +78,7 @@ def _json_ld(soup: BeautifulSoup) -> tuple[str | None, str | None]:
             data = json.loads(script.get_text())
         except ValueError:
             continue
-        found = ld_author_date(data)
+        found = markup.ld_author_date(data)
         if found is not None:
             return found
     return None, None
@@ -135,7 +118,7 @@ def _small(tag: Tag) -> bool:
             return False
         if isinstance(node, NavigableString):
             size += len(node)
-            if size > 4 * LINK_BLOCK_CHARS:
+            if size > 4 * markup.LINK_BLOCK_CHARS:
                 return False
         elif isinstance(node, Tag):
             stack.extend(node.contents)
@@ -151,9 +134,9 @@ def _links_only(tag: Tag) -> bool:
     if not links or any(_cross_reference(link) for link in links):
         return False
     text = collapse(tag.get_text(" "))
-    if not text or len(text) > LINK_BLOCK_CHARS:
+    if not text or len(text) > markup.LINK_BLOCK_CHARS:
         return False
-    named = any(collapse(link.get_text(" ")).lower() in NAV_WORDS for link in links)
+    named = any(collapse(link.get_text(" ")).lower() in markup.NAV_WORDS for link in links)
     if len(links) < 2 and not named:
         return False
     outside = " ".join(
@@ -161,19 +144,19 @@ def _links_only(tag: Tag) -> bool:
         for piece in tag.find_all(string=True)
         if piece.find_parent("a") is None and not isinstance(piece, _SKIP_STRINGS)
     )
-    if not (named or NAV_LABEL.search(outside) or NAV_SEPARATOR.search(outside)):
+    if not (named or markup.NAV_LABEL.search(outside) or markup.NAV_SEPARATOR.search(outside)):
         return False  # 'git-merge(1), git-pull(1)': a list of related pages, not a way around this one
-    return bool(ONLY_SEPARATORS.match(NAV_LABEL.sub(" ", outside)))
+    return bool(markup.ONLY_SEPARATORS.match(markup.NAV_LABEL.sub(" ", outside)))
 
 
 def _is_navigation(tag: Tag) -> bool:
     names = [*tag.get_attribute_list("class"), *tag.get_attribute_list("id")]
-    if any(isinstance(name, str) and NAV_NAME.search(name.lower()) for name in names):
+    if any(isinstance(name, str) and markup.NAV_NAME.search(name.lower()) for name in names):
         return True
     label = " ".join(str(tag.get(attribute) or "") for attribute in ("aria-label", "summary")).lower()
     if "navigation" in label or "breadcrumb" in label:
         return True
-    return tag.name in LINK_BLOCKS and _links_only(tag)
+    return tag.name in markup.LINK_BLOCKS and _links_only(tag)
 
 
 def _is_permalink(tag: Tag) -> bool:
@@ -183,18 +166,18 @@ def _is_permalink(tag: Tag) -> bool:
     if "headerlink" in classes or "permalink" in classes:
         return True
     text = tag.get_text(strip=True)
-    return bool(text) and set(text) <= PERMALINK_MARKS
+    return bool(text) and set(text) <= markup.PERMALINK_MARKS
 
 
 def _is_boilerplate(tag: Tag) -> bool:
     name = tag.name
-    if name in DROP_TAGS or tag.get("role") in DROP_ROLES or tag.has_attr("hidden"):
+    if name in markup.DROP_TAGS or tag.get("role") in markup.DROP_ROLES or tag.has_attr("hidden"):
         return True
     if name not in ("html", "body", "main", "article") and _is_navigation(tag):
         return True
     classes: list[str] = tag.get_attribute_list("class")
     if name == "div":
-        return not DROP_DIV_CLASSES.isdisjoint(classes)
+        return not markup.DROP_DIV_CLASSES.isdisjoint(classes)
     if name == "a":
         return _is_permalink(tag)
     # A page-level <header> is a banner; a <header> inside the article holds its title and byline.
@@ -225,7 +208,7 @@ def _canonical(soup: BeautifulSoup, meta: dict[str, str]) -> str | None:
     return meta.get("og:url")
 
 
-def soup_to_text(html: str) -> ExtractedHtml:
+def soup_to_text(html: str) -> markup.ExtractedHtml:
     """`html_to_text` through BeautifulSoup's tree."""
     with warnings.catch_warnings():  # a feed or XHTML read as HTML on purpose, as browsers do: no warning
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
@@ -235,4 +218,4 @@ def soup_to_text(html: str) -> ExtractedHtml:
     canonical = _canonical(soup, meta)
     _drop_boilerplate(soup)
     title = _title(soup, meta)
-    return extracted(title, _render(_main_root(soup)), meta, ld, canonical)
+    return markup.extracted(title, _render(_main_root(soup)), meta, ld, canonical)
