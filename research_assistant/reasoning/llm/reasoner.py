@@ -23,21 +23,9 @@ from research_assistant.reasoning.extractive.planning import framed_plan
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.synthesis import direct_answer
-from research_assistant.reasoning.llm import prompts
+from research_assistant.reasoning.llm import outputs, prompts
 from research_assistant.reasoning.llm.caller import StepFailed, StructuredCaller
 from research_assistant.reasoning.llm.ledger import RESEARCH_SHARE, BudgetExceeded
-from research_assistant.reasoning.llm.outputs import (
-    AnalysisOut,
-    AssessmentOut,
-    ExtractionOut,
-    FindingOut,
-    JudgeOut,
-    PlanOut,
-    ProgressOut,
-    QuickAnswerOut,
-    ReportOut,
-    VerificationOut,
-)
 from research_assistant.reasoning.llm.surroundings import SurroundingsMemo, surroundings
 from research_assistant.report.citations import MARKUP, URL_LIKE, plain_text
 from research_assistant.report.support import MIN_SUPPORT, UNVERIFIED, lexical_support
@@ -177,7 +165,7 @@ class LLMReasoner:
     @_step()
     async def analyze(self, said: _Said, question: str) -> QueryAnalysis:
         try:
-            out = await self.caller.ask("analysis", AnalysisOut, prompts.analysis(question))
+            out = await self.caller.ask("analysis", outputs.AnalysisOut, prompts.analysis(question))
         except (StepFailed, BudgetExceeded) as error:
             said.fell_back("Analysis", error)
             return (await self.fallback.analyze(question)).value
@@ -200,7 +188,7 @@ class LLMReasoner:
         providers = context.providers if context else None
         messages = prompts.planning(question, analysis, wanted, profile.queries_per_sub_question, kinds, providers)
         try:
-            out = await self.caller.ask("planning", PlanOut, messages)
+            out = await self.caller.ask("planning", outputs.PlanOut, messages)
         except (StepFailed, BudgetExceeded) as error:
             said.fell_back("Planning", error)
             baseline = (await self.fallback.plan(question, analysis, profile)).value
@@ -244,7 +232,7 @@ class LLMReasoner:
         wanted = model_evidence_limit(limit)
         try:
             out = await self.caller.ask(
-                "extraction", ExtractionOut, prompts.extraction(question, sub_question, passages, wanted)
+                "extraction", outputs.ExtractionOut, prompts.extraction(question, sub_question, passages, wanted)
             )
         except (StepFailed, BudgetExceeded) as error:
             said.fell_back("Evidence extraction", error, sub_question.id)
@@ -297,7 +285,7 @@ class LLMReasoner:
     ) -> ProgressAssessment:
         by_id = {source.id: source for source in sources}
         final = self.context is not None and iteration >= self.context.iteration_limit  # no search follows
-        schema: type[AssessmentOut] = AssessmentOut if final else ProgressOut
+        schema: type[outputs.AssessmentOut] = outputs.AssessmentOut if final else outputs.ProgressOut
         try:
             out = await self.caller.ask(
                 "evaluation", schema, prompts.progress(question, plan, evidence, by_id, search_history, final)
@@ -334,7 +322,7 @@ class LLMReasoner:
         gaps = [c.sub_question_id for c in coverage if not c.covered]
         tried = {normalize_query(q) for q in search_history}
         new_queries: list[SearchQuery] = []
-        for text in out.new_queries if isinstance(out, ProgressOut) else []:
+        for text in out.new_queries if isinstance(out, outputs.ProgressOut) else []:
             query = plain_query(text)
             if query and normalize_query(query) not in tried and gaps:
                 tried.add(normalize_query(query))
@@ -347,7 +335,7 @@ class LLMReasoner:
             new_queries=new_queries[: 2 * max(len(gaps), 1)],
             # Every sub-question answered is a complete research, whatever the sources' dates and credibility.
             complete=confidence >= self.confidence_threshold or (bool(coverage) and not gaps),
-            hint=clip(collapse(out.reformulation_hint), 300) if isinstance(out, ProgressOut) else "",
+            hint=clip(collapse(out.reformulation_hint), 300) if isinstance(out, outputs.ProgressOut) else "",
         )
 
     # The report's usage includes what a step cut short (by the time limit) had spent: it is the last step.
@@ -368,10 +356,10 @@ class LLMReasoner:
         messages = prompts.synthesis(question, plan, _for_synthesis(evidence, plan), by_id, quick)
         try:
             if quick:
-                short = await self.caller.ask("synthesis", QuickAnswerOut, messages)
-                out = ReportOut(title=short.title, summary=short.answer)
+                short = await self.caller.ask("synthesis", outputs.QuickAnswerOut, messages)
+                out = outputs.ReportOut(title=short.title, summary=short.answer)
             else:
-                out = await self.caller.ask("synthesis", ReportOut, messages)
+                out = await self.caller.ask("synthesis", outputs.ReportOut, messages)
         except (StepFailed, BudgetExceeded) as error:
             said.fell_back("Synthesis", error)
             return (await self.fallback.synthesize(question, analysis, plan, evidence, sources, assessment)).value
@@ -442,7 +430,7 @@ class LLMReasoner:
             try:
                 out = await self.caller.ask(
                     "judge",
-                    VerificationOut,
+                    outputs.VerificationOut,
                     prompts.verification(
                         [(text, [known[i] for i in ids]) for text, ids in statements],
                         titles,
@@ -475,7 +463,7 @@ class LLMReasoner:
         # so an identical re-run asks the same question and gets the cached answer.
         content = _ACCESS.sub(")_", report_markdown.split("\n## About this report")[0])
         try:
-            out = await self.caller.ask("judge", JudgeOut, prompts.judging(question, content))
+            out = await self.caller.ask("judge", outputs.JudgeOut, prompts.judging(question, content))
         except (StepFailed, BudgetExceeded) as error:
             said.notices.append(Notice(level="info", message=f"The report could not be scored: {error}."))
             return None
@@ -489,7 +477,7 @@ class LLMReasoner:
         )
 
 
-def _findings(items: Sequence[FindingOut], known: dict[str, Evidence]) -> list[Finding]:
+def _findings(items: Sequence[outputs.FindingOut], known: dict[str, Evidence]) -> list[Finding]:
     """Findings whose text is not empty and which cite at least one evidence id that exists."""
     found = []
     for item in items:
