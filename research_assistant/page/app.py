@@ -10,18 +10,7 @@ from typing import Any
 
 import streamlit as st
 
-from research_assistant.page.actions import (
-    BUSY,
-    damage_message,
-    delete_run,
-    load_run,
-    open_store,
-    resume,
-    run_again,
-    running_job,
-    settle,
-    start_research,
-)
+from research_assistant.page import actions
 from research_assistant.page.exports import download_buttons
 from research_assistant.page.form import next_depth, refusal, research_form
 from research_assistant.page.history import (
@@ -82,7 +71,7 @@ def follow_link(state: PageState) -> None:
     state.followed = linked
     if state.job is not None and state.job.run_id == linked:
         return
-    job = running_job(linked)
+    job = actions.running_job(linked)
     if job is not None:
         state.job, state.shown = job, ""
     elif not state.busy:
@@ -103,7 +92,7 @@ def show_run(
     record: RunRecord, state: PageState, settings: Settings, choices: Sequence[ProviderChoice], others: list[RunRecord]
 ) -> None:
     """One run from the store: what became of it, its report, sources, downloads and comparison."""
-    loaded = load_run(state, record, settings.db_dir)
+    loaded = actions.load_run(state, record, settings.db_dir)
     saved = loaded.state
     roots = corpus_roots(record.parameters.corpus_dir)
     st.caption(f"Run {record.run_id} · {escape_markdown(history_caption(record, has_findings(saved)))}")
@@ -125,10 +114,12 @@ def show_run(
     further = next_depth(record.parameters.depth.value) if empty else None
     with st.container(horizontal=True):
         if unfinished:
-            st.button("Resume", on_click=resume, args=(record.run_id, False), disabled=state.busy, type="primary")
+            st.button(
+                "Resume", on_click=actions.resume, args=(record.run_id, False), disabled=state.busy, type="primary"
+            )
             st.button(
                 "Write report from what was gathered",
-                on_click=resume,
+                on_click=actions.resume,
                 args=(record.run_id, True),
                 disabled=state.busy or (bool(saved) and not saved.get("evidence")),
                 help=gathered_line(saved) if saved else "Write the report from what the run gathered before it ended",
@@ -136,7 +127,7 @@ def show_run(
         if further is not None:  # a report without findings: the way on is a run that goes further
             st.button(
                 f"Run again deeper ({further})",
-                on_click=run_again,
+                on_click=actions.run_again,
                 args=(record.run_id, choices, True),
                 type="primary",
                 icon=":material/travel_explore:",
@@ -146,7 +137,7 @@ def show_run(
         download_buttons(record, saved)
         st.button(
             "Run again",
-            on_click=run_again,
+            on_click=actions.run_again,
             args=(record.run_id, choices),
             type="primary" if empty and further is None else "secondary",
             help="Fill the form with this run's question and parameters, to change and run again",
@@ -154,7 +145,7 @@ def show_run(
         if record.status is not RunStatus.RUNNING:
             with st.popover("Delete", icon=":material/delete:"):
                 st.markdown("Delete this run, its trace and its checkpoints? This cannot be undone.")
-                st.button("Delete this run", on_click=delete_run, args=(record.run_id,), key="delete-run")
+                st.button("Delete this run", on_click=actions.delete_run, args=(record.run_id,), key="delete-run")
     if not record.report_markdown:
         return
     show_warnings(saved, record, roots)
@@ -187,20 +178,20 @@ def main() -> None:
         if problem:
             state.error = problem
         elif state.busy:
-            state.error = BUSY
-        elif start_research(state, submission, settings):
+            state.error = actions.BUSY
+        elif actions.start_research(state, submission, settings):
             update_link(state)
             st.rerun()  # the form again, its Research button disabled while the run goes on
-    settle(state)
+    actions.settle(state)
     update_link(state)
     run_area = st.container()
     try:
-        with open_store(settings.db_dir) as store:
+        with actions.open_store(settings.db_dir) as store:
             shown = store.get(state.shown) if state.shown else None
             records = store.recent(HISTORY_LOOKBACK)
             others = store.recent(COMPARE_LOOKBACK) if shown is not None and shown.report_markdown else []
     except Exception as error:  # a damaged run store: say which file and what to do, not a traceback
-        damaged = damage_message(error, settings.db_dir)
+        damaged = actions.damage_message(error, settings.db_dir)
         if damaged is None:
             raise
         with run_area:
@@ -214,7 +205,7 @@ def main() -> None:
         elif state.job is not None:
             findings = None
             if shown is not None and shown.run_id == state.job.run_id and shown.report_markdown:
-                findings = has_findings(load_run(state, shown, settings.db_dir).state)
+                findings = has_findings(actions.load_run(state, shown, settings.db_dir).state)
             ended_panel(state.job, findings)
         if shown is not None:  # right under the progress, no divider: the run's downloads stay in view
             show_run(shown, state, settings, choices, others)
