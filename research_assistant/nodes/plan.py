@@ -28,19 +28,20 @@ def queries_of(plan: ResearchPlan) -> list[SearchQuery]:
     return queries
 
 
+def announced(runtime: Runtime[Context], node: str, plan: ResearchPlan, lead: str = "") -> list[SearchQuery]:
+    """The plan's queries (`queries_of`), once the progress is told how many sub-questions and queries it has."""
+    queries = queries_of(plan)
+    counts = f"{len(plan.sub_questions)} sub-questions, {len(queries)} queries"
+    emit(runtime, node, lead + counts, sub_questions=len(plan.sub_questions), queries=len(queries))
+    return queries
+
+
 async def plan_strategy(state: ResearchState, runtime: Runtime[Context]) -> dict[str, Any]:
     assert state.analysis is not None, "analyze_query runs first"
     services = services_of(runtime.context)
     step = await services.reasoner.plan(state.question, state.analysis, runtime.context.profile)
     plan = step.value
-    queries = queries_of(plan)
-    emit(
-        runtime,
-        "plan_strategy",
-        f"{len(plan.sub_questions)} sub-questions, {len(queries)} queries",
-        sub_questions=len(plan.sub_questions),
-        queries=len(queries),
-    )
+    queries = announced(runtime, "plan_strategy", plan)
     return {
         "plan": plan,
         "pending_queries": queries,

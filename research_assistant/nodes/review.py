@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 from pydantic import ValidationError
 
 from research_assistant.context import Context
-from research_assistant.nodes.plan import queries_of
+from research_assistant.nodes.plan import announced
 from research_assistant.progress import emit
 from research_assistant.schemas import MAX_SUB_QUESTIONS, Notice, ResearchPlan, SubQuestion
 from research_assistant.state import ResearchState
@@ -62,12 +62,5 @@ async def review_plan(state: ResearchState, runtime: Runtime[Context]) -> dict[s
         message = f"The edited plan was not used: {error}; the research follows the proposed plan."
         emit(runtime, "review_plan", message, level="warning")
         return {"notices": [Notice(message=message)]}
-    queries = queries_of(plan)
-    emit(
-        runtime,
-        "review_plan",
-        f"edited plan: {len(plan.sub_questions)} sub-questions, {len(queries)} queries",
-        sub_questions=len(plan.sub_questions),
-        queries=len(queries),
-    )
+    queries = announced(runtime, "review_plan", plan, "edited plan: ")
     return {"plan": plan, "pending_queries": queries}
