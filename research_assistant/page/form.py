@@ -281,8 +281,7 @@ def research_form(state: PageState, settings: Settings, choices: Sequence[Provid
             "Documents folder", value=defaults.corpus, help="A folder of your own documents: local sources."
         )
         depth = depth_column.segmented_control("Depth", [d.value for d in Depth], default=defaults.depth, required=True)
-        more = st.expander(MORE_SETTINGS + (", models" if settings.uses_llm else ""))
-        with more:
+        with st.expander(MORE_SETTINGS + (", models" if settings.uses_llm else "")):
             model_panel(settings)
             files = st.file_uploader(
                 "Add documents",
