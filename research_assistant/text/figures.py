@@ -25,15 +25,8 @@ _SMALL_NUMBERS = (
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen"
 )
-_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | {
-    "twenty": "20",
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "hundred": "100",
-    "dozen": "12",
-    "thousand": "1000",
-}
+_LARGER_NUMBERS = dict(twenty="20", thirty="30", forty="40", fifty="50", hundred="100", dozen="12", thousand="1000")
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | _LARGER_NUMBERS
 """Figures written as words; not 'one' or 'zero', since 'one of' and 'no one' are rarely figures."""
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
