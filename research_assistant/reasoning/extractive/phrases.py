@@ -53,13 +53,8 @@ def _is_delimiter(word: str) -> bool:
 
 def _multiword_spans(question: str) -> list[tuple[int, int]]:
     """Character spans of multiword entities ('Bank of England', 'Python 3.12'): keywords keep them whole."""
-    spans = []
-    for entity in extract_entities(question):
-        if " " in entity:
-            at = question.find(entity)
-            if at >= 0:
-                spans.append((at, at + len(entity)))
-    return spans
+    found = ((question.find(entity), entity) for entity in extract_entities(question) if " " in entity)
+    return [(at, at + len(entity)) for at, entity in found if at >= 0]
 
 
 def _span_of(token: _Token, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
