@@ -307,15 +307,13 @@ class _IndexWhenNeeded:
 
 def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, embedding: object) -> Reasoner:
     """The LLM reasoner when models are configured (extractive as its fallback), otherwise the extractive one."""
-    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-
-    extractive = ExtractiveReasoner(embedding)
     if not settings.uses_llm:
         from research_assistant.reasoning.remembered import Extractions, RememberedExtraction
 
         cache_dir = context.cache_dir.resolve()
         extractions = shared(("extractions", cache_dir), lambda: Extractions(cache_dir))
-        return RememberedExtraction(extractive, extractions, settings.embedding)
+        return RememberedExtraction(embedding, extractions, settings.embedding)
+    from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
     from research_assistant.reasoning.llm.cache import ResponseCache
     from research_assistant.reasoning.llm.caller import StructuredCaller
     from research_assistant.reasoning.llm.reasoner import LLMReasoner
@@ -333,4 +331,5 @@ def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, em
         raise ConfigurationError("RESEARCH_REASONER=llm needs a model key: set GEMINI_API_KEY")
     # Evidence ids are content hashes: what surrounds a quote is the same in every run, so runs share the memo.
     memo = shared(("surroundings",), SurroundingsMemo)
+    extractive = ExtractiveReasoner(embedding)
     return LLMReasoner(caller, extractive, settings.confidence_threshold, context=context, surroundings=memo)

@@ -1,7 +1,7 @@
 """The extractive reasoner's evidence, remembered: an identical re-run does not extract the same passages again.
 
 Extraction is deterministic: the same question, sub-question, passages, limit and analysis, with the same
-code and embedding, always give the same evidence. `RememberedExtraction` wraps the extractive reasoner and
+code and embedding, always give the same evidence. `RememberedExtraction` is the extractive reasoner that
 keeps what each `extract` call found under a hash of exactly those inputs and of `extractive_version()`, in
 memory for the process and on disk beside the run's other caches (`cache/extractions/`), so a re-run in
 another process finds it too. The version is a digest of the package's source and of the libraries that split
@@ -21,23 +21,14 @@ import threading
 from collections import OrderedDict
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from research_assistant.caches import CacheEntries
-from research_assistant.context import DepthProfile
-from research_assistant.reasoning.base import Reasoner, Step
-from research_assistant.schemas import (
-    Evidence,
-    Passage,
-    ProgressAssessment,
-    QueryAnalysis,
-    ReportEvaluation,
-    ResearchPlan,
-    ResearchReport,
-    SourceRecord,
-    SubQuestion,
-)
+from research_assistant.reasoning.base import Step
+from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
 from research_assistant.storage import StorageError
 
 FORMAT = "1"
@@ -120,20 +111,14 @@ class Extractions:
                 self._recent.popitem(last=False)
 
 
-class RememberedExtraction:
-    """`reasoner` (the extractive one), whose `extract` answers from `extractions` what it found before for the
-    very same inputs; every other step is its own. `embedding` names the embedding model its vectors come from."""
+class RememberedExtraction(ExtractiveReasoner):
+    """The extractive reasoner, whose `extract` answers from `extractions` what it found before for the very same
+    inputs. `embedding_name` names the embedding model its vectors come from."""
 
-    def __init__(self, reasoner: Reasoner, extractions: Extractions, embedding: str) -> None:
-        self.reasoner = reasoner
+    def __init__(self, embedding: Any, extractions: Extractions, embedding_name: str) -> None:
+        super().__init__(embedding)
         self.extractions = extractions
-        self.embedding = embedding
-        self.name = reasoner.name
-        self.comparable_scores = reasoner.comparable_scores
-
-    @property
-    def confidence_threshold(self) -> float | None:
-        return self.reasoner.confidence_threshold
+        self.embedding_name = embedding_name
 
     def key(
         self,
@@ -145,7 +130,7 @@ class RememberedExtraction:
     ) -> str:
         inputs = _Inputs(
             version=extractive_version(),
-            embedding=self.embedding,
+            embedding=self.embedding_name,
             question=question,
             sub_question=sub_question,
             passages=passages,
@@ -166,42 +151,7 @@ class RememberedExtraction:
         kept = self.extractions.get(key)
         if kept is not None:
             return Step(kept)
-        found = await self.reasoner.extract(question, sub_question, passages, limit, analysis)
+        found = await super().extract(question, sub_question, passages, limit, analysis)
         if not found.fallbacks and not found.notices and not found.usage.roles:
             self.extractions.put(key, found.value)  # only what was found plainly, with nothing to say or spend
         return found
-
-    async def analyze(self, question: str) -> Step[QueryAnalysis]:
-        return await self.reasoner.analyze(question)
-
-    async def plan(self, question: str, analysis: QueryAnalysis, profile: DepthProfile) -> Step[ResearchPlan]:
-        return await self.reasoner.plan(question, analysis, profile)
-
-    async def evaluate(
-        self,
-        question: str,
-        plan: ResearchPlan,
-        evidence: list[Evidence],
-        sources: list[SourceRecord],
-        iteration: int,
-        search_history: list[str],
-        analysis: QueryAnalysis | None = None,
-    ) -> Step[ProgressAssessment]:
-        return await self.reasoner.evaluate(question, plan, evidence, sources, iteration, search_history, analysis)
-
-    async def synthesize(
-        self,
-        question: str,
-        analysis: QueryAnalysis,
-        plan: ResearchPlan,
-        evidence: list[Evidence],
-        sources: list[SourceRecord],
-        assessment: ProgressAssessment | None,
-    ) -> Step[ResearchReport]:
-        return await self.reasoner.synthesize(question, analysis, plan, evidence, sources, assessment)
-
-    async def evaluate_report(self, question: str, report_markdown: str) -> Step[ReportEvaluation | None]:
-        return await self.reasoner.evaluate_report(question, report_markdown)
-
-    def budget_reached(self) -> str | None:
-        return self.reasoner.budget_reached()
