@@ -32,7 +32,7 @@ _ITEM_CHARS = 300
 
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "al", "mr", "mrs", "dr", "no", "fig", "approx", "ca"})
 _SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)""")
-_ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
+ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪]\s|\d{1,3}[.)]\s|[a-z][.)]\s)")
 _NAV_WORDS = frozenset({"prev", "previous", "next", "up", "home", "top", "contents", "index", "toc", "back"})
 _NAV_SEPARATORS = re.compile(r"\s*(?:\||·|•|»|›|«|‹|::)\s*")
@@ -82,7 +82,7 @@ def _sentence_start(doc: str, start: int) -> int:
 
 def _sentence_end(doc: str, end: int) -> int:
     """The end of the sentence (or line) that `end` falls in, at most MAX_WIDEN characters on."""
-    if end >= len(doc) or doc[end] == "\n" or (_ENDS_SENTENCE.search(doc[:end]) and doc[end].isspace()):
+    if end >= len(doc) or doc[end] == "\n" or (ENDS_SENTENCE.search(doc[:end]) and doc[end].isspace()):
         return min(end, len(doc))
     ceiling = min(len(doc), end + MAX_WIDEN)
     newline = doc.find("\n", end, ceiling)
@@ -198,7 +198,7 @@ def _last_sentence_end(text: str, start: int, end: int) -> int:
 def _trimmed(text: str) -> str:
     """A passage not found in its document: cut to the sentences it holds whole, where it has some."""
     start = 0 if not text[:1].islower() else _first_sentence_start(text, 0, len(text))
-    end = len(text) if _ENDS_SENTENCE.search(text) else _last_sentence_end(text, start, len(text))
+    end = len(text) if ENDS_SENTENCE.search(text) else _last_sentence_end(text, start, len(text))
     return text[start:end]
 
 
@@ -209,7 +209,7 @@ def _clean(text: str) -> str:
         lines.pop()
     if len(lines) >= 3 and not lines[-2].strip():
         last = lines[-1].strip()
-        if len(last) <= 80 and not _ENDS_SENTENCE.search(last):
+        if len(last) <= 80 and not ENDS_SENTENCE.search(last):
             lines = lines[:-2]
     while lines and not lines[0].strip():
         lines.pop(0)

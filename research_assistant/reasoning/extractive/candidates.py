@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import (
+    ENDS_SENTENCE,
     Sentence,
     is_informative,
     is_table_row,
@@ -32,7 +33,6 @@ _FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s+\S[^\n]{0,100}$")
 """A labelled field on a line of its own under a term line ('Grammar: max-cache-ttl <duration>;', 'Blocks: options,
 view', 'Type: integer'): the entry's metadata, not a heading of its own."""
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
-_ENDS = re.compile(r"""[.!?:;]["'”’)\]]*$""")
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             continue
         if sentence.start == body_start and sentence.text[:1].islower():
             continue  # starts mid-sentence: the chunk began inside it
-        if sentence.end == body_end and not _ENDS.search(sentence.text):
+        if sentence.end == body_end and not ENDS_SENTENCE.search(sentence.text):
             continue  # ends mid-sentence: the chunk was cut inside it
         start = _context_start(text, sentences, position)
         add(start, sentence.end, sentence.text, heading, lead)
@@ -182,9 +182,9 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             if item.end - item_start > _ITEM_MAX_CHARS:
                 break  # a long paragraph: prose again, the list has ended
             terse = len(item_words) >= 2 and max(item_words) <= _TERSE_ITEM_WORDS
-            if terse and _ENDS.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
+            if terse and ENDS_SENTENCE.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
                 break  # a sentence after one-word items ('Fatal' / 'Error' / ...): prose again
-            if item.end == body_end and not _ENDS.search(item.text) and len(item.text) > 60:
+            if item.end == body_end and not ENDS_SENTENCE.search(item.text) and len(item.text) > 60:
                 break  # cut off at the chunk's edge
             end = item.end
             item_words.append(len(words(item.text)))
@@ -193,7 +193,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
     for offset, following in enumerate(rest[:_FOLLOWING], start=position + 1):
         if following.segment != sentence.segment or following.end - sentence.start > _PAIR_MAX_CHARS:
             break
-        if following.end == body_end and not _ENDS.search(following.text):
+        if following.end == body_end and not ENDS_SENTENCE.search(following.text):
             break
         if len(words(following.text)) < 3 or looks_like_code(following.text):
             break

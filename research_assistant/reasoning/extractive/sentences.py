@@ -20,7 +20,7 @@ from research_assistant.text.tokens import words
 
 _LINE = re.compile(r"[^\n]*\n?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>|#]|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
-_ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*$""")
+ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*$""")
 _LEADING_JUNK = re.compile(r"^(?!>>>)(?:[#>*•·▪\-–—+|]+\s+|\d{1,3}[.)]\s+|\[\d{1,3}\]\s*|\[[a-z]\]\s*)+")
 _CODE_START = re.compile(
     r"^(?:>>>|\.\.\.\s|\$\s|#include|def\s|class\s+\w+\s*[(:]|import\s|from\s+\S+\s+import\s|return\s|"
@@ -112,7 +112,7 @@ def _segments(text: str) -> list[tuple[int, int]]:
             wrapped = (
                 widest >= 40
                 and len(prev) >= 0.6 * widest
-                and not _ENDS_SENTENCE.search(prev)
+                and not ENDS_SENTENCE.search(prev)
                 and not _LIST_MARKER.match(text[start:end])
             )
             if not wrapped:
@@ -227,7 +227,7 @@ def is_informative(sentence: str) -> bool:
         return False
     if _REFERENCE.search(s) or s.endswith("?"):
         return False
-    if not _ENDS_SENTENCE.search(s):
+    if not ENDS_SENTENCE.search(s):
         return len(tokens) >= 8 and has_verb(tokens) and not _is_title_case(s)
     if len(tokens) < 8 and _is_title_case(s):
         return False

@@ -12,7 +12,8 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-_ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*\s*$""")
+from research_assistant.knowledge.passages import ENDS_SENTENCE
+
 _SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*\s+""")
 REACH = 300
 """Characters of text shown on either side of a quote, cut to whole sentences."""
@@ -34,7 +35,7 @@ def surroundings(passage_text: str, quote: str, reach: int = REACH) -> Surroundi
         return Surroundings()
     before, after = passage_text[: match.start()], passage_text[match.end() :]
     lines = (line.strip().lstrip("#").strip() for line in reversed(before.split("\n")[:-1]))
-    heading = next((line for line in lines if line and len(line) <= 100 and not _ENDS_SENTENCE.search(line)), "")
+    heading = next((line for line in lines if line and len(line) <= 100 and not ENDS_SENTENCE.search(line)), "")
     head = before
     if len(head) > reach:
         head = head[-reach:]
