@@ -520,14 +520,9 @@ class ResearchRepository:
         for node, vector in zip(todo, self._embedding.get_text_embedding_batch(texts), strict=True):
             node.embedding = vector
 
-    def _get_all(self, where: dict[str, Any] | None) -> tuple[list[str], list[Mapping[str, Any]]]:
-        """Ids and metadata of every chunk matching `where`."""
-        ids: list[str] = []
-        metadatas: list[Mapping[str, Any]] = []
-        for page_ids, page_metadatas in self._pages(where):
-            ids.extend(page_ids)
-            metadatas.extend(page_metadatas)
-        return ids, metadatas
+    def _first_chunks(self, where: dict[str, Any]) -> list[Mapping[str, Any]]:
+        """Metadata of the first chunk of every document matching `where`: the chunk that says it is indexed."""
+        return [meta for _, metadatas in self._pages({"$and": [where, {"chunk": 0}]}) for meta in metadatas]
 
     def _pages(
         self, where: dict[str, Any] | None, size: int = _GET_PAGE, *, metadata: bool = True
@@ -563,8 +558,7 @@ class ResearchRepository:
 
     def _corpora_of(self, source_ids: list[str]) -> set[str]:
         """Corpora the given sources are currently indexed under (read from each source's first chunk)."""
-        _, metadatas = self._get_all({"$and": [{"source_id": {"$in": source_ids}}, {"chunk": 0}]})
-        return {str(meta.get("corpus", "")) for meta in metadatas}
+        return {str(meta.get("corpus", "")) for meta in self._first_chunks({"source_id": {"$in": source_ids}})}
 
     def _revisions(self) -> dict[str, Any]:
         """The collection's metadata, read afresh: other repository objects may have written since."""
@@ -594,8 +588,7 @@ class ResearchRepository:
             return dict(self._remembered(("hashes", corpus), lambda: self._indexed_hashes(corpus)))
 
     def _indexed_hashes(self, corpus: str) -> dict[str, str]:
-        _, metadatas = self._get_all({"$and": [{"corpus": corpus}, {"chunk": 0}]})
-        return {str(m["source_id"]): str(m["content_hash"]) for m in metadatas}
+        return {str(m["source_id"]): str(m["content_hash"]) for m in self._first_chunks({"corpus": corpus})}
 
     def document_info(self, source_ids: Iterable[str]) -> dict[str, DocumentInfo]:
         """Locator, title and provenance of indexed documents, by source id (unknown ids are left out)."""
@@ -606,7 +599,7 @@ class ResearchRepository:
             return dict(self._remembered(("documents", *ids), lambda: self._document_info(ids)))
 
     def _document_info(self, ids: list[str]) -> dict[str, DocumentInfo]:
-        _, metadatas = self._get_all({"$and": [{"source_id": {"$in": ids}}, {"chunk": 0}]})
+        metadatas = self._first_chunks({"source_id": {"$in": ids}})
         fields = [field.name for field in dataclasses.fields(DocumentInfo)]
         return {str(m["source_id"]): DocumentInfo(**{name: str(m.get(name, "")) for name in fields}) for m in metadatas}
 
