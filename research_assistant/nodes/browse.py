@@ -115,7 +115,7 @@ async def read_source(state: BrowseTask, runtime: Runtime[Context]) -> dict[str,
     reasoner = services_of(runtime.context).reasoner
     if not extracted_on_read(source, reasoner):
         return {"sources": {source.id: read}, "notices": notices}  # `extract` ranks these sources together
-    step = await evidence_in(source.id, state.question, state.sub_questions, state.analysis, runtime.context)
+    step = await evidence_in([source.id], state.question, state.sub_questions, state.analysis, runtime.context)
     found = step.value
     emit(runtime, "browse", f"{len(found)} evidence items found in {read.title}")
     return {

@@ -113,25 +113,14 @@ async def _extract_one(
 
 
 async def evidence_in(
-    source_id: str,
-    question: str,
-    sub_questions: list[SubQuestion],
-    analysis: QueryAnalysis | None,
-    context: Context,
-) -> Step[list[Evidence]]:
-    """The evidence one read source holds, for every sub-question, best first within each, with what the
-    reasoner said and spent finding it."""
-    return await _evidence_of([source_id], question, sub_questions, analysis, context)
-
-
-async def _evidence_of(
     source_ids: list[str],
     question: str,
     sub_questions: list[SubQuestion],
     analysis: QueryAnalysis | None,
     context: Context,
 ) -> Step[list[Evidence]]:
-    """The evidence of sources read together, per sub-question ranked across all of them."""
+    """The evidence read sources hold, for every sub-question, best first within each (ranked across all the
+    sources), with what the reasoner said and spent finding it."""
     if not source_ids:
         return Step([])
     services = services_of(context)
@@ -204,7 +193,7 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
     services = services_of(runtime.context)
     on_read = {sid for sid in fresh if extracted_on_read(state.sources[sid], services.reasoner)}
     others = [sid for sid in fresh if sid not in on_read]
-    pooled = await _evidence_of(others, state.question, state.plan.sub_questions, state.analysis, runtime.context)
+    pooled = await evidence_in(others, state.question, state.plan.sub_questions, state.analysis, runtime.context)
     kept = pooled.value
     read_by_tasks = [item for item in state.found.values() if item.source_id in on_read]
     if read_by_tasks:

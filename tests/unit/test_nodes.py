@@ -283,7 +283,7 @@ async def test_evidence_whose_quote_is_not_in_the_passage_is_dropped_from_a_page
             return Step([*real.value, fake])
 
     context = fake_context(fake_services(Inventing()))
-    found = await evidence_in(FARES.source_id, "q", PLAN.sub_questions, None, context)
+    found = await evidence_in([FARES.source_id], "q", PLAN.sub_questions, None, context)
     assert [e.quote for e in found.value] == ["A single tram fare costs 2.40 euros"]
 
 
