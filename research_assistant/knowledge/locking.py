@@ -32,7 +32,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from research_assistant.concurrency import check_stop
@@ -62,17 +62,13 @@ class RepositoryLock:
         mode = self._mode()
         return None if mode is None else "exclusive" if mode == fcntl.LOCK_EX else "shared"
 
-    @contextmanager
-    def shared(self) -> Iterator[None]:
+    def shared(self) -> AbstractContextManager[None]:
         """Held by readers: any number at once, never while a writer holds it."""
-        with self._acquire(fcntl.LOCK_SH):
-            yield
+        return self._acquire(fcntl.LOCK_SH)
 
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
+    def exclusive(self) -> AbstractContextManager[None]:
         """Held by one writer at a time, with no reader."""
-        with self._acquire(fcntl.LOCK_EX):
-            yield
+        return self._acquire(fcntl.LOCK_EX)
 
     @contextmanager
     def _acquire(self, mode: int) -> Iterator[None]:
