@@ -9,13 +9,11 @@ from typing import Any
 
 import pytest
 from support.corpora import written_corpus
+from support.extractions import counted_extractions
 
 from research_assistant import services
 from research_assistant.context import Context, Depth
-from research_assistant.reasoning.base import Step
-from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
 from research_assistant.runner import run_research
-from research_assistant.schemas import Evidence
 
 QUESTION = "How many trams does the Kallbacka depot hold?"
 FILES = {
@@ -28,15 +26,7 @@ FILES = {
 @pytest.fixture
 def extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sub-questions the extractive reasoner extracts evidence for, call by call."""
-    calls: list[str] = []
-    extract = ExtractiveReasoner.extract
-
-    async def counted(self: ExtractiveReasoner, *args: Any, **options: Any) -> Step[list[Evidence]]:
-        calls.append(args[1].text)
-        return await extract(self, *args, **options)
-
-    monkeypatch.setattr(ExtractiveReasoner, "extract", counted)
-    return calls
+    return counted_extractions(monkeypatch)
 
 
 def research(tmp_path: Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.extractions import counted_extractions
 
 from research_assistant.reasoning import remembered
 from research_assistant.reasoning.base import Fallback, Step
@@ -38,15 +39,7 @@ FARES = Passage(
 @pytest.fixture
 def extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sub-questions the extractive reasoner itself extracts evidence for, call by call."""
-    calls: list[str] = []
-    extract = ExtractiveReasoner.extract
-
-    async def counted(self: ExtractiveReasoner, *args: Any, **options: Any) -> Step[list[Evidence]]:
-        calls.append(args[1].text)
-        return await extract(self, *args, **options)
-
-    monkeypatch.setattr(ExtractiveReasoner, "extract", counted)
-    return calls
+    return counted_extractions(monkeypatch)
 
 
 def remembering(cache_dir: Path, embedding_name: str = "hashing") -> RememberedExtraction:
