@@ -466,7 +466,7 @@ def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: boo
     return True
 
 
-def states_value(text: str) -> bool:
+def states_setting_value(text: str) -> bool:
     """Whether a sentence states a setting's value as reference entries do: a default, a limit or a range, with
     the value ('The default max-cache-ttl is 604800.'), not merely a figure ('Changed in version 3.5.1: ...')."""
     stated = _DEFAULT_STATEMENT.search(text) or _LIMIT_STATEMENT.search(text) or _BOUNDS.search(text)

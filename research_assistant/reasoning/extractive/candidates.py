@@ -217,7 +217,6 @@ _COPULA = re.compile(r"\s(?:is|are|was|were|means|stands for)\s")
 """A verb that makes a short lower-case line a statement ('slon is Russian for "elephant"'), not a term or title."""
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
 """'3.3.2.4. ' before a heading's words."""
-_BARE_SECTION_NUMBER = re.compile(r"(?:\d+\.)+\d*")
 
 
 def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
@@ -225,7 +224,7 @@ def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
     it ends the paragraph and heads nothing. A section number before a heading ('9.2.') is no paragraph."""
     if previous is None or previous.segment != sentence.segment:
         return False
-    return not _BARE_SECTION_NUMBER.fullmatch(previous.text.strip())
+    return not _SECTION_NUMBER.fullmatch(previous.text.strip() + " ")
 
 
 def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:

@@ -3,7 +3,7 @@
 Candidates (see `candidates`) are scored (see `scoring`); those at or above the
 minimum relevance are taken best first, with a mild penalty for each item
 already taken from the same source (so that sources vary) and, for a list
-question, from the same section, skipping overlaps and near-duplicates. Every
+question, from under the same heading, skipping overlaps and near-duplicates. Every
 quote is an exact span of its passage's text.
 """
 
@@ -49,15 +49,16 @@ def extract_evidence(
     listing = asked_for(sub_question.text).kind == "list"
     chosen: list[int] = []
     per_source: dict[str, int] = {}
-    per_section: dict[tuple[str, str], int] = {}
+    per_item: dict[tuple[str, str], int] = {}
 
-    def section_of(i: int) -> tuple[str, str]:
+    def item_of(i: int) -> tuple[str, str]:
+        """Where a candidate stands: its source, and the heading it is under (a list's item) or its section."""
         return _source(passages, found[i]), found[i].heading or found[i].section
 
     def adjusted(i: int) -> tuple[float, int]:
         penalty = SAME_SOURCE_PENALTY ** per_source.get(_source(passages, found[i]), 0)
         if listing:
-            penalty *= SAME_SECTION_PENALTY ** per_section.get(section_of(i), 0)
+            penalty *= SAME_SECTION_PENALTY ** per_item.get(item_of(i), 0)
         return scores[i] * penalty, -i
 
     def repeats(i: int, j: int) -> bool:
@@ -77,9 +78,9 @@ def extract_evidence(
         if any(repeats(best, j) for j in chosen):
             continue
         chosen.append(best)
-        place = section_of(best)
+        place = item_of(best)
         per_source[place[0]] = per_source.get(place[0], 0) + 1
-        per_section[place] = per_section.get(place, 0) + 1
+        per_item[place] = per_item.get(place, 0) + 1
     evidence = []
     for i in chosen:
         candidate = found[i]

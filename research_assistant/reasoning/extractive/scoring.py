@@ -33,7 +33,13 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import Asked, answer_strength, asked_for, states_value, without_context
+from research_assistant.reasoning.answers import (
+    Asked,
+    answer_strength,
+    asked_for,
+    states_setting_value,
+    without_context,
+)
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line
 from research_assistant.reasoning.extractive.query import Concept, build_query
@@ -363,7 +369,7 @@ def entry_descriptions(passages: list[Passage], found: list[Candidate]) -> list[
     for c in found:
         lead = first.get((c.passage_index, c.heading))
         below = lead is not None and "\n" in passages[c.passage_index].text[lead.end : c.start]
-        value = states_value(c.focal) and not VERSION_NOTE.match(c.focal)
+        value = states_setting_value(c.focal) and not VERSION_NOTE.match(c.focal)
         described.append(lead.focal if lead is not None and below and value else "")
     return described
 
