@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
-from research_assistant.text.tokens import content_terms
+from research_assistant.text.tokens import STOPWORDS, content_terms
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
@@ -26,6 +26,9 @@ _ACRONYM_QUESTION = re.compile(
     r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b",
     re.IGNORECASE,
 )
+_REFERRING = frozenset({"that", "this", "it", "these", "those"})
+"""A word that points back to an abbreviation the question named before it ('What does that stand for?')."""
+_CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _BARE_ACRONYM = re.compile(
     r"^\s*(?i:what\s+(?:is|are)\s+(?:an?\s+|the\s+)?)([A-Z][A-Z0-9]{1,8})s?\s*(?:\?|$|\b(?i:in|for)\b)"
 )
@@ -40,11 +43,12 @@ _DEFAULT = re.compile(
     r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
     r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying|changing)\b"
     r"|\b(?:(?:if|when) (?:i|you|we|one) (?:do(?:n't|n’t| not)|never)|unless (?:i|you|we|one)) (?:change|set|configure|"
-    r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b",
+    r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b"
+    r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b",
     re.I,
 )
 """'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'How often does it
-check, if I don't change the setting?'"""
+check, if I don't change the setting?', 'If I turn on health checks and don't set an interval, how often ...?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
@@ -225,6 +229,9 @@ def asked_for(question: str) -> Asked:
     acronym = _ACRONYM_QUESTION.search(text)
     if acronym is not None:
         word = next(g for g in acronym.groups() if g)
+        named_before = _CAPITALS.findall(text, 0, acronym.start())
+        if word.lower() in _REFERRING and named_before:
+            return Asked("expansion", named_before[-1])  # '... mentioning a GPSDO. What does that stand for?'
         spelled = re.search(r"stands?\s+for|short\s+for|acronym|abbreviat|initialism", acronym.group(), re.I)
         if sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6):
             return Asked("expansion", word)
@@ -456,11 +463,17 @@ a size gives a count, not how large anything may be."""
 
 def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: bool) -> bool:
     """Whether a default's value can be the asked measure: a size is a figure, and not a time ('Default: 0s' for
-    the largest message); a duration is not a size ('Default: 50M' for how long)."""
+    the largest message) nor a figure of some other thing ('Otherwise (the default) it gives a 452 error'); a
+    duration is not a size ('Default: 50M' for how long)."""
     figure = _FIGURE_UNIT.match(window, value.start())
     unit = figure.group(1) if figure else None  # '50M' -> 'M', '24h' -> 'h', '100' -> ''; None for no figure
     if size:
-        return unit is not None and not _DURATION_UNIT.match(unit)
+        if unit is None or _DURATION_UNIT.match(unit):
+            return False
+        # A figure with a singular noun is a label, a code or one thing ('a 452 error'), not a size; 'holds 100
+        # connections' may be one (a pool's).
+        label = len(unit) > 2 and unit.islower() and not unit.endswith("s") and not _SIZE_UNIT.match(unit)
+        return not label or unit in STOPWORDS
     if duration:
         return unit is None or not _SIZE_UNIT.match(unit)
     return True
@@ -476,7 +489,8 @@ def states_setting_value(text: str) -> bool:
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
-    or how long something takes or is, is not answered by a default that only switches it on or off, and the
+    how long something takes or is, or how large, is not answered by a default that only switches something on
+    or off ('recipients_max_reject | Default: false' for the largest message), and the
     latter not by a number of things that are not units ('the two default workers'). A default of another
     measure, a time, a word or a count for a size or a size for a duration, answers nothing (0)."""
     action = bool(_ASKS_ACTION.search(question))
@@ -489,7 +503,7 @@ def _default_strength(text: str, question: str = "") -> float:
         after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
         window = f"{before} {after}"
         values = list(_VALUE_TOKEN.finditer(window))
-        if action or measure:
+        if action or measure or size:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]

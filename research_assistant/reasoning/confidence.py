@@ -12,7 +12,8 @@
 - certainty: whether the direct answer is in the evidence (see `answer_certainty`). A question that asks
   for a value (a default, a limit, a figure, an expansion) whose value is in no quote gets at most half,
   so a report that missed its answer never looks sure; a question its reasoner does not count covered (the
-  report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state.
+  report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state; a
+  comparison whose quotes the reasoner judged (the extractive one does) at most `COMPARISON_CERTAINTY`.
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
@@ -32,6 +33,10 @@ UNSURE_CERTAINTY = 0.5
 UNCOVERED_CERTAINTY = 0.75
 """The most certainty for a question the reasoner does not count covered: a value its quote states may be
 the answer, but a report whose gaps name the question itself is not one to be sure of."""
+COMPARISON_CERTAINTY = 0.75
+"""The most certainty a quote judged by its reasoner gives a comparison: a sentence that contrasts two things
+states a difference, not necessarily the one asked about nor all of them, which only a reader (or a model)
+can tell."""
 NEUTRAL_CREDIBILITY = 0.5
 
 
@@ -65,8 +70,8 @@ def answer_certainty(
     For a value question, 1 when a quote for the question itself states the value, else `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, a list under its lead-in), or, when it judged none, the question's own
-    coverage score; never below `UNSURE_CERTAINTY`. Either way at most `UNCOVERED_CERTAINTY` when the
-    reasoner does not count the question itself covered.
+    coverage score; never below `UNSURE_CERTAINTY`, and for a comparison at most `COMPARISON_CERTAINTY`.
+    Either way at most `UNCOVERED_CERTAINTY` when the reasoner does not count the question itself covered.
     """
     direct = direct_evidence(plan, evidence)
     if not direct:
@@ -78,6 +83,8 @@ def answer_certainty(
     if found is not None:
         return min(ceiling, 1.0 if found else UNSURE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
+    if judged and asked_for(plan.sub_questions[0].text if plan.sub_questions else question).kind == "comparison":
+        ceiling = min(ceiling, COMPARISON_CERTAINTY)
     own = max(judged) if judged else (own_coverage.score if own_coverage else 0.0)
     return min(ceiling, max(UNSURE_CERTAINTY, min(1.0, own)))
 

@@ -20,6 +20,12 @@ _COMPARATIVE = re.compile(
     r"pros and cons of \w+ (?:and|or|vs))\b"
 )
 _CHOICE = re.compile(r"^(?:which|should|is it better)\b.*\bor\b")
+_NO_CHOICE = re.compile(
+    r"\b(?:such as|for example|for instance|e\.g\.|including)\b[^,;?]*"
+    r"|\b(?:on or off|off or on|(?:one|zero) or more|or not|more or less|and/or)\b"
+)
+"""An example clause ('such as before each prompt or after changing directory') or a set phrase ('switched on or
+off', 'one or more'): its 'or' offers no choice between two things."""
 _CAUSAL = re.compile(
     r"\bwhy\b|\bcause[sd]?\b|\bcausing\b|\beffects? (?:of|on)\b|\bimpacts? (?:of|on)\b|\baffect(?:s|ed)?\b|"
     r"\blead(?:s)? to\b|\bled to\b|\bresult(?:s|ed)? in\b|\bconsequences?\b|\breasons? (?:for|behind|why)\b|"
@@ -30,7 +36,9 @@ _PROCEDURAL = re.compile(
     r"\btutorial\b|^(?:install|configure|set up|setup)\b"
 )
 _WHAT_IS = re.compile(r"^what (?:is|are|was|were) (?:a |an |the )?(.+?)[?.!]*$")
-_DEFINITIONAL = re.compile(r"\bdefine\b|\bdefinition of\b|\bmeaning of\b|\bwhat does .+ mean\b|\bwhat is meant by\b")
+_DEFINITIONAL = re.compile(
+    r"^(?:please )?define\b|\bdefinition of\b|\bmeaning of\b|\bwhat does .+ mean\b|\bwhat is meant by\b"
+)
 _FACTUAL = re.compile(
     r"^(?:who|when|where|which|whom|whose)\b|\bwhat (?:year|date|time|day|percentage|percent|size|version|number)\b|"
     r"^(?:is|are|was|were|does|do|did|can|has|have|will|could)\b"
@@ -48,7 +56,7 @@ _LIST_WORDS = frozenset(
 def classify(question: str) -> QueryType:
     """The query type by ordered rules: comparative, causal, procedural, definitional/factual, exploratory."""
     q = " ".join(question.lower().split())
-    if _COMPARATIVE.search(q) or _CHOICE.search(q):
+    if _COMPARATIVE.search(q) or _CHOICE.search(_NO_CHOICE.sub("", q)):
         return QueryType.COMPARATIVE
     if _CAUSAL.search(q):
         return QueryType.CAUSAL

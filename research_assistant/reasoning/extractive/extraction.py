@@ -5,17 +5,25 @@ minimum relevance are taken best first, with a mild penalty for each item
 already taken from the same source (so that sources vary) and, for a list
 question, from under the same heading, skipping overlaps and near-duplicates. Every
 quote is an exact span of its passage's text.
+
+A list question takes a few more items than the depth's limit, and the items below
+a sentence that announces a list (the first sentence under each short heading) share
+that sentence's relevance and follow it once it is taken.
 """
 
 from __future__ import annotations
+
+import re
 
 from research_assistant.reasoning.answers import asked_for
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates
 from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.reasoning.extractive.which import asked_types
 from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.spaces import collapse
+from research_assistant.text.tokens import words
 
 SAME_SOURCE_PENALTY = 0.85
 """Each item already taken from a source multiplies that source's next candidates by this."""
@@ -23,6 +31,60 @@ SAME_SECTION_PENALTY = 0.6
 """For a list question, each item already taken from under a heading multiplies its next candidates by this as
 well: a list's items stand under headings of their own ('High Concurrency', 'Very large datasets')."""
 DUPLICATE_COSINE = 0.9
+LIST_EXTRA_ITEMS = 2
+"""How many more items a list question takes than the depth's limit: a list's answer is several of its items,
+and each usually stands in a sentence or an entry of its own."""
+
+
+INTRODUCED_RELEVANCE = 0.9
+"""For a list question, the share of the relevance of the sentence that announces a list that each of its items
+takes; once that sentence is taken, its items are taken next."""
+LISTED_ITEMS = 6
+"""The most items of a list quoted after the sentence that announces it."""
+ANNOUNCED_REACH = 3000
+"""How far (characters) below the sentence that announces them a list's items may stand: a section's opening
+sentence, maybe a sub-section heading and its paragraph, then the items."""
+_ITEM_HEADING_WORDS = 8
+_FOLLOWING = re.compile(r"\bfollowing\b|:\s*$", re.IGNORECASE)
+
+
+def announces(sentence: str, types: frozenset[str]) -> bool:
+    """Whether a sentence announces a list: it ends with a colon, speaks of 'the following', or names the asked
+    type of thing in the plural ('The state machine consists of five states.' for 'What states can ...?')."""
+    plurals = {_plural(t) for t in types}
+    return bool(_FOLLOWING.search(sentence)) or any(word in plurals for word in words(sentence.lower()))
+
+
+def _plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "es" if re.search(r"(?:s|x|ch|sh)$", word) else word + "s"
+
+
+def list_items(found: list[Candidate], scores: list[float], types: frozenset[str]) -> dict[int, list[int]]:
+    """The items below each sentence that announces a list, by the sentence's index: the first sentence under each
+    short heading below it ('Certain functions, if defined, have special meaning to the shell.' over 'chpwd' /
+    'Executed whenever the current working directory is changed.', 'precmd' / 'Executed before each prompt.';
+    'The state machine consists of five states.' over 'FREQ - Frequency training state' / ...), in their order."""
+    items: dict[int, list[int]] = {}
+    by_passage: dict[int, list[int]] = {}
+    for i, candidate in enumerate(found):
+        by_passage.setdefault(candidate.passage_index, []).append(i)
+    for indices in by_passage.values():
+        indices.sort(key=lambda i: (found[i].start, found[i].end))
+        announcing = [i for i in indices if scores[i] and announces(found[i].focal, types)]
+        for j in announcing:
+            intro, headings = found[j], set()
+            for i in indices:
+                item = found[i]
+                if item.start < intro.end or i in announcing or item.heading in headings:
+                    continue
+                if item.start - intro.end > ANNOUNCED_REACH:
+                    break
+                if item.lead and item.heading != intro.heading and 0 < len(item.heading.split()) <= _ITEM_HEADING_WORDS:
+                    headings.add(item.heading)
+                    items.setdefault(j, []).append(i)
+    return items
 
 
 def _source(passages: list[Passage], candidate: Candidate) -> str:
@@ -45,8 +107,15 @@ def extract_evidence(
     found = candidates(passages)
     scored = score_candidates(question, sub_question, passages, found, embedder, analysis)
     scores = [relevance for relevance, _ in scored]
-    pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
     listing = asked_for(sub_question.text).kind == "list"
+    items_of: dict[int, list[int]] = {}
+    if listing:
+        limit += LIST_EXTRA_ITEMS
+        items_of = list_items(found, scores, asked_types(sub_question.text))
+        for intro, items in items_of.items():  # the items rarely repeat the question's words; their lead-in does
+            for i in items:
+                scores[i] = max(scores[i], INTRODUCED_RELEVANCE * scores[intro])
+    pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     per_source: dict[str, int] = {}
     per_item: dict[tuple[str, str], int] = {}
@@ -72,12 +141,17 @@ def extract_evidence(
             or embedder.similarity(a.quote, b.quote) >= DUPLICATE_COSINE
         )
 
-    while pool and len(chosen) < limit:
-        best = max(pool, key=adjusted)
+    following: list[int] = []  # the items of a chosen lead-in: taken next, beyond the limit if need be
+    while pool:
+        item = next((i for i in following if i in pool), None)
+        if item is None and len(chosen) >= limit:
+            break
+        best = item if item is not None else max(pool, key=adjusted)
         pool.remove(best)
         if any(repeats(best, j) for j in chosen):
             continue
         chosen.append(best)
+        following += items_of.get(best, [])[:LISTED_ITEMS]
         place = item_of(best)
         per_source[place[0]] = per_source.get(place[0], 0) + 1
         per_item[place] = per_item.get(place, 0) + 1

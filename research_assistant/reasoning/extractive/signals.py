@@ -11,7 +11,7 @@ from research_assistant.text.tokens import content_terms, words
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+")
 _DEFINING = re.compile(
     r"\s(?:((?:is|are|was|were) (?:a|an|one of|any|defined as|known as)|refers? to|stands? for|denotes|means|"
-    r"(?:acts?|serves?|functions?|works?) as|behaves? like)|"
+    r"(?:acts?|serves?|functions?|works?) as|behaves? like|(?:stipulates?|signifies|indicates?|specifies) that)|"
     r"(?:is|are|was|were|describes|represents|appears?\b[^,.;]{0,40}?\b(?:as|like)))\s",
     re.IGNORECASE,
 )
@@ -21,6 +21,10 @@ _NAMING = re.compile(
     re.IGNORECASE,
 )
 """'This is called X': the sentences before it say what X is."""
+_KNOWN_AS = re.compile(
+    r"\b(?:known as|referred to as|termed)\s+(?:an?\s+|the\s+)?[\"“‘']?([^.;:()\"”’']{1,60})", re.IGNORECASE
+)
+"""'a number of operators known as "converters"': the words before say what X is."""
 _PASSIVE = re.compile(
     r"(?:not\s+|also\s+|only\s+)?(?!(?:called|named|termed|defined|known|used\s+(?:as|to|for))\b)\w+ed\b"
 )
@@ -29,6 +33,13 @@ what it is ('X is called Y' and 'X is used as Y' still name or define it)."""
 
 
 _THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
+_DEGREE = re.compile(
+    r"(?:very|quite|too|so|rather|fairly|extremely|highly|more|less|much|most|particularly|especially|not|only|"
+    r"always|never|usually|often|sometimes|still)\b",
+    re.IGNORECASE,
+)
+"""'is very demanding', 'is not available', 'is only available when ...': after a plain copula, a degree, a negation
+or a frequency says how or when the subject is, not what it is."""
 
 
 def has_name(text: str, exclude: str = "") -> bool:
@@ -44,17 +55,19 @@ def is_negated(text: str) -> bool:
 def defines(sentence: str, subject_terms: list[str]) -> float:
     """How much the sentence reads like a definition of the subject, 0..0.2.
 
-    0.2 for '<subject> is a/an ...', '<subject> refers to ...' and the like; 0.1 for another
-    copula with the subject as its head ('<subject> is the ...'); 0 otherwise.
+    0.2 for '<subject> is a/an ...', '<subject> refers to ...', '<subject> stipulates that ...' and the like;
+    0.1 for another copula with the subject as its head ('<subject> is the ...'), unless what follows says how
+    the subject is rather than what ('is very demanding', 'is stored'); 0 otherwise.
     """
-    named = _NAMING.search(sentence)
-    if named is not None and subject_terms and all(t in content_terms(named.group(1)) for t in subject_terms):
-        return 0.2  # '... sites are flooded with undeliverable mail notifications. This is called backscatter mail.'
+    for naming in (_NAMING, _KNOWN_AS):
+        named = naming.search(sentence)
+        if named is not None and subject_terms and all(t in content_terms(named.group(1)) for t in subject_terms):
+            return 0.2  # '... This is called backscatter mail.', '... operators known as "converters" ...'
     match = _DEFINING.search(sentence)
     if match is None or len(words(sentence[: match.start()])) > 12:
         return 0.0
     strong = match.group(1) is not None
-    if not strong and _PASSIVE.match(sentence, match.end()):
+    if not strong and (_PASSIVE.match(sentence, match.end()) or _DEGREE.match(sentence, match.end())):
         return 0.0
     for part in sentence[: match.start()].split(","):
         head = content_terms(part)

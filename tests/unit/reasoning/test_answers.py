@@ -48,6 +48,8 @@ def test_an_acronym_is_named_only_when_the_question_spells_one() -> None:
     assert asked_for("What does WAL stand for in SQLite?") == Asked("expansion", "WAL")
     assert asked_for("What is MVCC?") == Asked("expansion", "MVCC")
     assert asked_for("What does it mean for an object to be hashable?").kind != "expansion"
+    referring = "The NTP glossary keeps mentioning a GPSDO. What does that abbreviation stand for?"
+    assert asked_for(referring) == Asked("expansion", "GPSDO")
 
 
 @pytest.mark.parametrize(
@@ -159,6 +161,9 @@ def test_the_defined_subject_is_found_after_a_context_phrase_and_in_what_is_mean
         ("A reverse proxy (or gateway), by contrast, appears to the client just like an ordinary web server.", 0.2),
         ("A reverse proxy is called a gateway by some.", 0.1),
         ("A reverse proxy is activated using the ProxyPass directive.", 0.0),
+        ("A reverse proxy is very demanding for the network.", 0.0),
+        ("A reverse proxy stipulates that every request passes through one server first.", 0.2),
+        ('Requests may pass through a server known as a "reverse proxy" first.', 0.2),
     ],
 )
 def test_a_definition_says_what_the_subject_is_and_a_passive_says_what_is_done_with_it(
@@ -179,6 +184,9 @@ def test_a_question_about_leaving_a_setting_alone_asks_for_the_default_and_one_a
     assert asked_for("How often does the daemon check for work, if I don't change the setting?").kind == "default"
     assert asked_for("How large is the cache if left unchanged?").kind == "default"
     assert asked_for("How long does it wait unless you change the timeout value?").kind == "default"
+    unset = "If I turn on health checks for a server and don't set an interval, how often does it check?"
+    assert asked_for(unset).kind == "default"
+    assert asked_for("If I don't set a queue timeout, how long can a request wait?").kind == "default"
     assert asked_for("How long does it wait if I change the setting to 5?").kind != "default"
     assert asked_for("What happens if you set it to zero?").kind != "default"
 
@@ -248,6 +256,11 @@ def test_a_size_wants_a_figure_that_is_no_time_and_a_duration_one_that_is_no_siz
     assert answer_strength(asked_for(size), "Type: string | Default: 50M", size) == 1.0
     assert answer_strength(asked_for(size), "Type: time | Default: 0s", size) < 1.0
     assert answer_strength(asked_for(size), "A missing definition defaults to accept.", size) < 1.0
+    switch = "recipients_max_reject | Type: boolean | Default: false If this option is set true, Exim rejects SMTP"
+    error = "messages with too many recipients. Otherwise (the default) it gives a 452 error to the surplus RCPT."
+    assert answer_strength(asked_for(size), f"{switch} {error}", size) < 1.0
+    assert answer_strength(asked_for(size), "The default is 10240000 bytes.", size) == 1.0
+    assert answer_strength(asked_for(size), "The default for that is 1M. Larger messages are rejected.", size) == 1.0
     duration = "How long does the server keep retrying by default?"
     assert answer_strength(asked_for(duration), "Type: time | Default: 5d", duration) == 1.0
     assert answer_strength(asked_for(duration), "Type: string | Default: 50M", duration) < 1.0

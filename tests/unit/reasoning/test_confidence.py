@@ -109,3 +109,14 @@ def test_a_found_value_for_a_question_its_reasoner_counts_uncovered_is_not_sure(
     assert answer_certainty(QUESTION, PLAN, [ANSWER], uncovered) == 0.75
     assert _score([ANSWER], uncovered) < 80
     assert _score([ANSWER]) == 100.0
+
+
+def test_a_contrasting_quote_never_makes_a_comparison_sure() -> None:
+    """A sentence that contrasts states a difference, maybe not the one asked about: the extractive reasoner,
+    which judges its quotes, cannot tell, so its comparisons stay under 80; a model's judgement is its own."""
+    question = "What is the difference between a graceful restart and a normal restart?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    contrast = _evidence("Unlike a normal restart, a graceful restart lets children finish their requests.")
+    judged = contrast.model_copy(update={"answer": 1.0})
+    assert answer_certainty(question, plan, [judged], FULL) == 0.75
+    assert answer_certainty(question, plan, [contrast], FULL) == 1.0

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates
-from research_assistant.reasoning.extractive.extraction import extract_evidence
+from research_assistant.reasoning.extractive.extraction import (
+    LIST_EXTRA_ITEMS,
+    announces,
+    extract_evidence,
+    list_items,
+)
 from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
     KEY_BONUS,
@@ -522,11 +527,64 @@ def test_asked_types_are_the_singular_words_after_which() -> None:
 
 def test_a_list_of_things_named_by_their_sections_quotes_each_section_once() -> None:
     question = "Which hooks run on the remote repository when it receives a push?"
-    evidence = extract(question, question, [HOOKS], limit=2)
-    # The same words, said under two headings, are two items of the list; the section names each.
-    assert [e.section for e in evidence] == ["pre-receive", "post-receive"]
-    assert len({e.id for e in evidence}) == 2
+    evidence = extract(question, question, [HOOKS], limit=1)
+    # The same words, said under two headings, are two items of the list; the section names each. A list
+    # question takes two items more than the limit: its answer is several of them.
+    assert len(evidence) == 1 + LIST_EXTRA_ITEMS
+    assert [e.section for e in evidence[:2]] == ["pre-receive", "post-receive"]
+    assert len({e.id for e in evidence}) == len(evidence)
     assert evidence[0].quote == evidence[1].quote
+
+
+HOOK_FUNCTIONS = Passage(
+    source_id="s-functions",
+    title="Functions",
+    text=(
+        "Special Functions\n\nCertain functions, if defined, have special meaning to the shell.\n\n"
+        "Hook Functions\n\nFor the functions below, it is possible to define an array that has the same name "
+        "as the function with '_functions' appended.\n\n"
+        "chpwd\n\nExecuted whenever the current working directory is changed.\n\n"
+        "periodic\n\nIf the parameter PERIOD is set, this function is executed every $PERIOD seconds.\n\n"
+        "precmd\n\nExecuted before each prompt.\n\n"
+        "zshexit\n\nExecuted at the point where the main shell is about to exit normally."
+    ),
+)
+OTHER_FUNCTIONS = Passage(
+    source_id="s-widgets",
+    title="Widgets",
+    text=(
+        "Widgets\n\nA widget is a function that the line editor runs when its key is pressed; user-defined "
+        "widgets are shell functions that can be run automatically when the prompt is redrawn.\n\n"
+        "The prompt theme functions are run by the prompt function when a theme is chosen."
+    ),
+)
+
+
+def test_a_list_question_takes_the_items_under_the_sentence_that_announces_them() -> None:
+    """The items of a list seldom repeat the words of a question about the list ('Executed before each prompt'
+    does not say 'function'); the sentence that announces them does, and once it is taken its items follow."""
+    question = "Which special functions can I define to have the shell run my code automatically at certain moments?"
+    evidence = extract(question, question, [HOOK_FUNCTIONS, OTHER_FUNCTIONS], limit=2)
+    sections = [e.section for e in evidence]
+    assert sections[:4] == ["Special Functions", "chpwd", "periodic", "precmd"]
+    found = candidates([HOOK_FUNCTIONS])
+    items = list_items(found, [0.5] * len(found), asked_types(question))
+    intros = {found[j].focal: [found[i].heading for i in listed] for j, listed in items.items()}
+    # 'For the functions below ...' announces a list of its own, so it is no item of the first.
+    assert intros["Certain functions, if defined, have special meaning to the shell."] == [
+        "chpwd",
+        "periodic",
+        "precmd",
+        "zshexit",
+    ]
+
+
+def test_a_sentence_announces_a_list_by_a_colon_the_following_or_the_asked_things_in_the_plural() -> None:
+    types = asked_types("What states can the clock state machine be in?")
+    assert announces("The state machine consists of five states.", types)
+    assert announces("The options are:", frozenset())
+    assert announces("Following is a short description of each.", frozenset())
+    assert not announces("The state machine measures the roundtrip delay.", types)
 
 
 def test_a_sentence_about_one_thing_of_the_asked_type_answers_which() -> None:
