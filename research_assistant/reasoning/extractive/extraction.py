@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from research_assistant.reasoning.answers import asked_for
-from research_assistant.reasoning.extractive.candidates import Candidate, candidates
+from research_assistant.reasoning.extractive.candidates import Candidate, candidates, is_term_line
 from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
@@ -44,7 +44,7 @@ LISTED_ITEMS = 6
 ANNOUNCED_REACH = 3000
 """How far (characters) below the sentence that announces them a list's items may stand: a section's opening
 sentence, maybe a sub-section heading and its paragraph, then the items."""
-_ITEM_HEADING_WORDS = 8
+_GLOSSED = re.compile(r"\S\s+[-–—:]\s+\S")
 _FOLLOWING = re.compile(r"\bfollowing\b|:\s*$", re.IGNORECASE)
 
 
@@ -63,28 +63,61 @@ def _plural(word: str) -> str:
 
 def list_items(found: list[Candidate], scores: list[float], types: frozenset[str]) -> dict[int, list[int]]:
     """The items below each sentence that announces a list, by the sentence's index: the first sentence under each
-    short heading below it ('Certain functions, if defined, have special meaning to the shell.' over 'chpwd' /
-    'Executed whenever the current working directory is changed.', 'precmd' / 'Executed before each prompt.';
-    'The state machine consists of five states.' over 'FREQ - Frequency training state' / ...), in their order."""
+    of a run of headings of one shape right below it ('Certain functions, if defined, have special meaning to the
+    shell.' over 'chpwd' / 'Executed whenever the current working directory is changed.', 'precmd' / 'Executed
+    before each prompt.'; 'The state machine consists of five states.' over 'FREQ - Frequency training state' /
+    ...), in their order. Headings of other shapes below it ('SPECIAL CASE cron and daylight savings time', 'Restart
+    the proxy after each boot') are sections of their own, not items."""
     items: dict[int, list[int]] = {}
     by_passage: dict[int, list[int]] = {}
     for i, candidate in enumerate(found):
         by_passage.setdefault(candidate.passage_index, []).append(i)
     for indices in by_passage.values():
         indices.sort(key=lambda i: (found[i].start, found[i].end))
-        announcing = [i for i in indices if scores[i] and announces(found[i].focal, types)]
-        for j in announcing:
-            intro, headings = found[j], set()
+        announcing = {i for i in indices if scores[i] and announces(found[i].focal, types)}
+        for j in sorted(announcing):
+            intro, below = found[j], []
             for i in indices:
                 item = found[i]
-                if item.start < intro.end or i in announcing or item.heading in headings:
+                if item.start < intro.end or i in announcing or not item.lead or item.heading == intro.heading:
                     continue
                 if item.start - intro.end > ANNOUNCED_REACH:
                     break
-                if item.lead and item.heading != intro.heading and 0 < len(item.heading.split()) <= _ITEM_HEADING_WORDS:
-                    headings.add(item.heading)
-                    items.setdefault(j, []).append(i)
+                if item.heading and all(found[k].heading != item.heading for k in below):
+                    below.append(i)
+            run = _first_run([found[i].heading for i in below])
+            if run:
+                items[j] = [below[k] for k in run]
     return items
+
+
+_MIN_ITEMS = 3
+"""The fewest headings of one shape in a row that make a list."""
+
+
+def _first_run(headings: list[str]) -> range | None:
+    """Where the run of at least `_MIN_ITEMS` headings of one shape stands, if it starts at the first or second
+    heading (the second when a sub-section's heading comes first: 'Hook Functions' over 'chpwd', 'periodic', ...)."""
+    shapes = [_heading_shape(heading) for heading in headings]
+    for first in range(min(2, len(shapes))):
+        last = first
+        while last + 1 < len(shapes) and shapes[last + 1] == shapes[first]:
+            last += 1
+        if last - first + 1 >= _MIN_ITEMS:
+            return range(first, last + 1)
+    return None
+
+
+def _heading_shape(heading: str) -> tuple[bool, bool, bool, bool]:
+    """What a list's items' headings share: a term ('precmd'), a term with its meaning ('FREQ - Frequency training
+    state'), a label in capitals first ('SPECIAL CASE ...'), a short title ('High Concurrency')."""
+    first = heading.split()[0]
+    return (
+        is_term_line(heading),
+        bool(_GLOSSED.search(heading)),
+        first.isupper() and len(first) > 1,
+        len(heading.split()) <= 3,
+    )
 
 
 def _source(passages: list[Passage], candidate: Candidate) -> str:

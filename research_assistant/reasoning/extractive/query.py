@@ -41,6 +41,13 @@ class Concept:
     """True for template words ('details, figures or examples'): any one of them is enough."""
 
 
+CONTEXT_WEIGHT = 0.5
+"""The weight, against the abbreviation's 1, of the other words of an expansion question: they only say where
+it was seen ('The IPv6 section mentions SLAAC; what does that stand for?')."""
+_SPELLING = frozenset(terms_of("stand stands short acronym abbreviation initialism expand expansion full name form"))
+"""Words that ask for an expansion, which its answer need not repeat."""
+
+
 @dataclass(frozen=True)
 class Query:
     """What a sub-question looks for, derived once and applied to every candidate."""
@@ -104,6 +111,11 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
     lowered = sub_question.text.lower()
     entities = [e for e in analysis.entities if e.lower() in lowered] or analysis.entities
     concepts = _concepts(analysis, without_framing(sub_question.text), topic)
+    asked = asked_for(sub_question.text)
+    if asked.kind == "expansion":  # 'The IPv6 section mentions SLAAC; what does that stand for?' asks of SLAAC
+        acronym = tuple(terms_of(asked.acronym))
+        context = (tuple(t for t in c.terms if t not in acronym and t not in _SPELLING) for c in concepts)
+        concepts = [Concept(acronym, 1.0), *(Concept(terms, CONTEXT_WEIGHT) for terms in context if terms)]
     core: dict[str, float] = {}
     for concept in concepts:
         for term in concept.terms:
@@ -120,7 +132,7 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
                 expanded[synonym] = max(expanded.get(synonym, 0.0), weight / 2)
     subject = [t for t in specific if t not in GENERIC_TERMS] or topic
     kind = expected_answer(sub_question.text)
-    if kind is None and asked_for(sub_question.text).kind == "definition":
+    if kind is None and asked.kind == "definition":
         kind = "definition"  # 'In the Apache HTTP Server, what is a handler?'
     if kind == "definition":
         subject = defined_subject(without_context(sub_question.text)) or subject

@@ -946,3 +946,25 @@ def test_a_short_statement_without_its_full_stop_is_a_sentence_not_a_heading() -
     found = candidates([Passage(source_id="s-names", text=text)])
     assert any(c.quote.endswith("slon is Russian for elephant\n\nslony is the plural of slon") for c in found)
     assert {c.heading for c in found} == {"Names"}
+
+
+def test_an_expansion_question_asks_of_the_abbreviation_and_its_other_words_only_say_where_it_was_seen() -> None:
+    question = "The IPv6 section mentions SLAAC; what does that stand for?"
+    concepts = build_query(question, SubQuestion(id="q1", text=question)).concepts
+    assert (concepts[0].terms, concepts[0].weight) == (("slaac",), 1.0)
+    assert all(c.weight < 1.0 and "slaac" not in c.terms and "stand" not in c.terms for c in concepts[1:])
+    sentence = "This allows Stateless Address Autoconfiguration (SLAAC) to pick an address from the MAC address."
+    passage = Passage(source_id="s-ipv6", title="IPv6", text=f"{sentence} It needs no server.")
+    [found] = extract(question, question, [passage], limit=1)
+    assert found.quote.startswith(sentence)
+
+
+def test_sections_of_other_shapes_below_a_lead_in_are_no_items_of_its_list() -> None:
+    text = (
+        "Format\n\ncron recognizes some abbreviations in a crontab entry: @yearly, @monthly and @weekly.\n\n"
+        "SPECIAL CASE cron and daylight savings time\n\nIn Debian, cron takes the time change into account.\n\n"
+        "Restart the proxy after each boot\n\nTo execute a command once after booting, use the @reboot macro.\n\n"
+        "ALTERNATIVE Emulating cron with timers\n\nTimers can emulate part of cron's behaviour."
+    )
+    found = candidates([Passage(source_id="s-cron", title="cron", text=text)])
+    assert list_items(found, [0.5] * len(found), asked_types("Which abbreviations does cron recognize?")) == {}
