@@ -46,6 +46,8 @@ RESEARCH_BUTTON = "Research"  # the form's submit button, matched exactly ("Run 
 DOWNLOAD_BUTTON = re.compile(r"\breport \(markdown\)", re.IGNORECASE)  # "Download report (Markdown)", "Report (…)"
 REPORT_TITLE = re.compile(r"manage memory and reclaim reference cycles", re.IGNORECASE)  # the report's h1
 SOURCES_HEADING = "Sources"  # heading of the Sources list (or of the source cards)
+NOT_CITED_HEADING = re.compile(r"^(Read but not cited|Could not be read)\b")  # lists after the cited sources' cards
+REPORT_END = "Report as Markdown (to copy)"  # an expander drawn after the report's sources: the view is complete
 CITATION = "[1]"
 CITATION_LINKS = 'a[href^="#source-"]'  # clickable citations, where the page has them ...
 CITATION_TEXT = re.compile(r"^\[\d+\]$")  # ... told from the headings' own "#source-n" anchor links by their text
@@ -239,17 +241,26 @@ def wait_for_report(main: Locator, trouble: Locator) -> Locator:
     return title
 
 
-def files_listed_after(heading: Locator, scope: Locator, names: list[str]) -> list[str]:
-    """Those of `names` shown in `scope` below `heading` (document order), each in a visible element."""
-    handle = heading.element_handle()
-    follows = (
-        "(element, heading) => Boolean(heading.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING)"
+def files_listed_between(start: Locator, end: Locator, scope: Locator, names: list[str]) -> list[str]:
+    """Those of `names` shown in `scope` below `start` and above `end`, when the page has `end` (document order),
+    each in a visible element."""
+    bounds = [start.element_handle(), end.first.element_handle() if end.count() else None]
+    between = (
+        "(element, [start, end]) => Boolean(start.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING)"
+        " && (end === null || Boolean(end.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_PRECEDING))"
     )
     return [
         name
         for name in names
-        if any(element.is_visible() and element.evaluate(follows, handle) for element in scope.get_by_text(name).all())
+        if any(element.is_visible() and element.evaluate(between, bounds) for element in scope.get_by_text(name).all())
     ]
+
+
+def files_cited_in(markdown: str, names: list[str]) -> list[str]:
+    """Those of `names` that the report's Sources list cites: named in one of its `[n]` entries."""
+    sources = markdown.partition("\n## Sources\n")[2].partition("\n## ")[0]
+    entries = [line for line in sources.splitlines() if re.match(r"\[\d+\] ", line)]
+    return [name for name in names if any(name in entry for entry in entries)]
 
 
 def check_citation_links(page: Page, main: Locator) -> None:
@@ -295,8 +306,10 @@ def test_a_research_on_the_page_shows_a_cited_report_and_downloads_its_markdown(
             assert in_viewport(page, download), f"the report's downloads are out of view: {download.bounding_box()}"
             sources = main.get_by_role("heading", name=SOURCES_HEADING, exact=True)
             expect(sources).to_be_visible()
-            listed = files_listed_after(sources, main, corpus_files())
-            assert listed, f"no file of {CORPUS} is listed under {SOURCES_HEADING!r}"
+            expect(main.get_by_text(REPORT_END, exact=True)).to_be_visible()  # every source card is drawn
+            not_cited = main.get_by_role("heading", name=NOT_CITED_HEADING)
+            cited = files_listed_between(sources, not_cited, main, corpus_files())  # the cards, not the sources after
+            assert cited, f"no file of {CORPUS} is cited under {SOURCES_HEADING!r}"
 
             metrics = main.locator(METRIC)
             expect(metrics.last).to_be_visible()  # Streamlit loads the metric's code on first use
@@ -333,13 +346,15 @@ def test_a_research_on_the_page_shows_a_cited_report_and_downloads_its_markdown(
     word = DocxDocument(str(documents["Report (Word)"]))
     word_text = "".join(node.text or "" for node in word.element.body.iter() if node.tag.endswith("}t"))  # links too
     assert CITATION in word_text, word_text[:500]
-    assert listed[0] in word_text, f"{listed[0]} is on the page but not in the Word report: {word_text[-1500:]}"
+    missing = [name for name in cited if name not in word_text]
+    assert not missing, f"{missing} are cited on the page but not in the Word report: {word_text[-1500:]}"
 
     markdown = downloaded.read_text(encoding="utf-8")
     assert markdown.startswith("# "), markdown[:200]
     assert "\n## Sources\n" in markdown, markdown
     assert CITATION in markdown, markdown
-    assert listed[0] in markdown, f"{listed[0]} is on the page but not in the downloaded report"
+    in_report = files_cited_in(markdown, corpus_files())
+    assert cited == in_report, f"the page cites {cited}, the downloaded report {in_report}"
     assert str(CORPUS.resolve()) not in markdown, "an export names documents relative to their folder"
 
     width, height = png_size(png)
