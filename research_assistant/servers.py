@@ -8,7 +8,7 @@ show: which server, where (its password masked), and what went wrong.
 from __future__ import annotations
 
 from research_assistant.settings import get_settings, redact_url
-from research_assistant.text.spaces import clip, collapse
+from research_assistant.text.spaces import clip, collapse, first_line
 
 CONNECT_SECONDS = 5
 """How long connecting to a server may take before it counts as down."""
@@ -24,9 +24,7 @@ class ServerUnavailable(RuntimeError):
 
 def describe(error: BaseException) -> str:
     """A driver's error as one short line (its first line; psycopg's messages run over several)."""
-    text = str(error).strip() or type(error).__name__
-    first = next((line.strip() for line in text.splitlines() if line.strip()), text)
-    return clip(collapse(first), 300)
+    return clip(collapse(first_line(str(error))) or type(error).__name__, 300)
 
 
 def database_url() -> str:

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from research_assistant.page.form import deeper, form_defaults, form_from_run, research_context, source_options
 from research_assistant.page.state import Action, Job, LoadedRun, PageState, Submission, page_state
-from research_assistant.page.text import one_line
 from research_assistant.runs.background import BackgroundRun, Work
 from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.store import RunStore
 from research_assistant.secrets import ScrubbingFilter, scrub
 from research_assistant.settings import get_settings
+from research_assistant.text.spaces import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

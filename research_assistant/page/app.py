@@ -26,13 +26,13 @@ from research_assistant.page.progress import ended_panel, live_panel, store_pane
 from research_assistant.page.report_view import show_figures, show_report, show_warnings
 from research_assistant.page.sources_view import has_findings, show_source_cards, source_cards
 from research_assistant.page.state import PageState, page_state
-from research_assistant.page.text import one_line
 from research_assistant.report.citations import escape_markdown
 from research_assistant.report.locations import corpus_roots
 from research_assistant.runs.records import RESUMABLE, RunRecord, RunStatus
 from research_assistant.schemas import SourceStatus
 from research_assistant.search.providers import ProviderChoice, provider_choices
 from research_assistant.settings import Settings, SettingsError, get_settings
+from research_assistant.text.spaces import one_line
 
 __all__ = ["corpus_roots", "main"]
 RUN_PARAMETER = "run"

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from research_assistant.context import PROFILES, CitationStyle, Context, Depth, SourceKind, refusal_line, source_refusal
 from research_assistant.page.state import FormValues, PageState, Submission, Upload
-from research_assistant.page.text import one_line
 from research_assistant.reasoning.llm.models import ROLES, Role, model_spec
 from research_assistant.settings import MODEL_EXAMPLE
+from research_assistant.text.spaces import one_line
 
 if TYPE_CHECKING:
     from research_assistant.runs.records import RunRecord

@@ -10,11 +10,12 @@ import streamlit as st
 
 from research_assistant.page.actions import load_run, open_run
 from research_assistant.page.state import PageState
-from research_assistant.page.text import clip, locator_markdown
+from research_assistant.page.text import locator_markdown
 from research_assistant.report.citations import escape_markdown
 from research_assistant.runs.compare import RunComparison, compare_runs
 from research_assistant.runs.records import RunRecord, RunStatus
 from research_assistant.runs.views import parameters_summary, when
+from research_assistant.text.spaces import clip
 
 HISTORY_SIZE = 20
 HISTORY_LOOKBACK = 500  # runs searched by the History's search box and status filter

@@ -15,10 +15,10 @@ import streamlit as st
 
 from research_assistant.echo import counted
 from research_assistant.page.state import Action, Job, page_state
-from research_assistant.page.text import clip
 from research_assistant.report.citations import escape_markdown
 from research_assistant.runs.metrics import compute_metrics, model_usage
 from research_assistant.runs.records import EventKind, TraceEvent
+from research_assistant.text.spaces import clip
 
 REFRESH_SECONDS = 0.5  # how often the status panel looks at a running research
 STOP_WAIT_SECONDS = 1.0  # how long Stop waits for the run to end before the page carries on

@@ -21,6 +21,7 @@ from datetime import date
 
 from research_assistant.context import CitationStyle
 from research_assistant.schemas import SourceRecord, SourceType
+from research_assistant.text.urls import is_linkable_url
 
 _ESCAPED = frozenset("\\`*_[]<>!&~|$#{}^@")
 """Characters always escaped: emphasis, links, images, HTML, entities, code, GFM
@@ -36,7 +37,6 @@ _MONTHS += ("July", "August", "September", "October", "November", "December")
 """Fixed English names: `calendar.month_name` follows the locale, and output must not."""
 _MLA_MONTHS = ("Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sept.", "Oct.", "Nov.", "Dec.")
 _ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:$|[T ])")
-_HTTP = re.compile(r"^https?://[^\s<>\x00-\x1f\x7f]+$", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 TYPE_NAMES = {
     SourceType.LOCAL: "local document",
@@ -107,7 +107,7 @@ def format_locator(locator: str) -> str:
     a locator does not round-trip through `parse_locator`.
     """
     shown = _CONTROL.sub("\ufffd", locator) if locator.strip() else "(no locator)"
-    if _HTTP.match(shown):
+    if is_linkable_url(shown):
         return f"<{shown}>"
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * (longest + 1)
@@ -209,7 +209,7 @@ def format_source(source: SourceRecord, number: int, style: CitationStyle, quote
     style = CitationStyle(style)
     if style is CitationStyle.APA:
         parts = [f"*{title}*" + _sentence(title)[len(title) :], _apa_date(_parse_date(source.published)) + "."]
-        if site_md and _HTTP.match(source.locator.strip()):
+        if site_md and is_linkable_url(source.locator.strip()):
             parts.append(_sentence(site_md))
         if accessed:
             parts.append(f"Retrieved {_MONTHS[accessed.month - 1]} {accessed.day}, {accessed.year}, from {locator}")

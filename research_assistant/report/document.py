@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from research_assistant.report.verify import parse_sources
+from research_assistant.text.urls import is_web_url
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -26,7 +27,6 @@ BlockKind = Literal["heading", "paragraph", "item", "quote", "code"]
 CITATION_ANCHOR = "#source-"
 
 _CODE_OR_CITATION = re.compile(r"(`+).*?(?<!`)\1(?!`)|(?<!\\)\[(\d+)\](?!\()")
-_HTTP = re.compile(r"^https?://", re.IGNORECASE)
 _ENTRY = re.compile(r"^\[(\d+)\]\s*")
 
 
@@ -154,7 +154,7 @@ def _spans(children: Sequence[Token]) -> tuple[Span, ...]:
             href = str(child.attrGet("href") or "")
             if href.startswith(CITATION_ANCHOR) and href[len(CITATION_ANCHOR) :].isdigit():
                 source = int(href[len(CITATION_ANCHOR) :])
-            elif _HTTP.match(href):
+            elif is_web_url(href):
                 url = href
         elif kind == "link_close":
             url, source = "", 0

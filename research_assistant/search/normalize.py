@@ -25,6 +25,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 from research_assistant.schemas import SearchResult, SourceType
 from research_assistant.search.base import ProviderError, trim_snippet
 from research_assistant.text.dates import iso_date
+from research_assistant.text.spaces import collapsed
 from research_assistant.text.urls import is_web_url, normalize_url
 
 _DETAIL_CHARS = 160
@@ -74,13 +75,13 @@ def to_results(hits: Iterable[RawHit], *, provider: str, source_type: SourceType
     return [
         SearchResult(
             locator=locator,
-            title=_one_line(hit.title) or locator,
+            title=collapsed(hit.title) or locator,
             snippet=trim_snippet(hit.snippet),
             score=score,
             provider=provider,
             source_type=source_type,
             published=iso_date(hit.published),
-            author=_one_line(hit.author) or None,
+            author=collapsed(hit.author) or None,
         )
         for (locator, hit), score in ranked[: max(limit, 0)]
     ]
@@ -156,10 +157,6 @@ async def with_retries(ask: Callable[P, Awaitable[T]], *args: P.args, **kwargs: 
 def detail(text: object) -> str:
     """A server's own error text, on one line and short enough to quote."""
     return trim_snippet(str(text), _DETAIL_CHARS)
-
-
-def _one_line(value: object) -> str:
-    return " ".join(value.split()) if isinstance(value, str) else ""
 
 
 def _finite(value: object) -> float | None:

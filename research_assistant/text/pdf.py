@@ -15,7 +15,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from research_assistant.text.decoding import UnreadableText
-from research_assistant.text.spaces import error_line
+from research_assistant.text.spaces import collapsed, error_line
 
 # pypdf narrates its repairs of damaged files on stderr ("EOF marker not found"); the one-line reasons
 # raised here replace that noise, which would otherwise break up the command line's output.
@@ -104,7 +104,7 @@ def _reflow(page: str) -> str:
 
 def _pdf_field(info: object, name: str) -> str:
     value = _safe(lambda: getattr(info, name)) if info is not None else None
-    return " ".join(value.split()) if isinstance(value, str) else ""
+    return collapsed(value)
 
 
 def _safe(get: Callable[[], object]) -> object:

@@ -7,16 +7,24 @@ string, which keys the run's source ids and the document cache.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TRACKING_PREFIXES = ("utm_", "mc_", "pk_")
 _TRACKING_KEYS = frozenset({"fbclid", "gclid", "dclid", "msclkid", "yclid", "igshid", "ref_src", "_hsenc", "_hsmi"})
+_LINKABLE = re.compile(r"^https?://[^\s<>\x00-\x1f\x7f]+$", re.IGNORECASE)
 
 
 def is_web_url(locator: str) -> bool:
     """Whether `locator` is an http(s) URL (rather than a file path)."""
     return locator[:8].lower().startswith(("http://", "https://"))
+
+
+def is_linkable_url(text: str) -> bool:
+    """Whether `text` is, as it stands, an http(s) address that Markdown can show as an autolink: nothing around
+    it, and no space, angle bracket or control character in it."""
+    return bool(_LINKABLE.match(text))
 
 
 def normalize_url(url: str) -> str:

@@ -40,6 +40,7 @@ from research_assistant.text.dates import iso_date
 from research_assistant.text.decoding import UnreadableText, decode_markup, decode_text
 from research_assistant.text.html import BlockWriter, ExtractedHtml, collapse, html_to_text
 from research_assistant.text.pdf import read_pdf
+from research_assistant.text.spaces import first_line
 from research_assistant.text.urls import is_web_url
 from research_assistant.web.fetched import FetchedPage, FetchError
 
@@ -423,7 +424,7 @@ def _from_text(page: FetchedPage) -> ExtractedPage:
     text = text.replace("\r\n", "\n").strip()
     if not text:
         raise ExtractionError("the page has no text")
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = first_line(text)
     if page.content_type == "text/markdown":
         first = first.lstrip("#").strip()
     return ExtractedPage(

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from research_assistant.text.spaces import one_line
 from research_assistant.web.fetched import FetchedPage, FetchError, PageFetcher
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ class BrowserRenderer:
             await _stop(session)
             session.manager = session.playwright = None
             self._unavailable = RenderUnavailable(
-                f"{NO_BROWSER} ({self._executable} failed to start: {_one_line(error)})"
+                f"{NO_BROWSER} ({self._executable} failed to start: {_error_text(error)})"
             )
             raise self._unavailable from None
         log.info("browser launched in %.2f s", asyncio.get_running_loop().time() - started)
@@ -214,7 +215,7 @@ class BrowserRenderer:
             except PlaywrightTimeout:
                 raise FetchError(f"rendering took longer than {self._timeout:g} s", retryable=True) from None
             except PlaywrightError as error:
-                raise FetchError(f"the page could not be rendered ({_one_line(error)})") from None
+                raise FetchError(f"the page could not be rendered ({_error_text(error)})") from None
             await _settle(state)
             html = await page.content()
             final_url = page.url
@@ -347,6 +348,6 @@ def _driver_process(session: _Session) -> asyncio.subprocess.Process | None:
     return process if isinstance(process, asyncio.subprocess.Process) else None
 
 
-def _one_line(error: BaseException) -> str:
-    first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
-    return first[:200] or type(error).__name__
+def _error_text(error: BaseException) -> str:
+    """Playwright's error on one line: its first (a call log follows on the next ones)."""
+    return one_line(str(error), 200) or type(error).__name__

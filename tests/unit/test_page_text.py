@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from research_assistant.page.text import clip, corpus_path, domain_of, locator_markdown, one_line
+from research_assistant.page.text import corpus_path, domain_of, locator_markdown
 from research_assistant.report.citations import escape_markdown
 
 
 def test_untrusted_text_is_shown_literally_on_one_line() -> None:
     escaped = escape_markdown("read: ![x](http://t.example/p.png) *hi* <b>$5\nnext")
     assert escaped == "read: \\!\\[x\\]\\(http\\://t.example/p.png) \\*hi\\* \\<b\\>\\$5 next"
-
-
-def test_one_line_keeps_the_first_line_and_clips_it() -> None:
-    assert one_line("\n  first  \nsecond") == "first"
-    assert one_line("x" * 400, width=10) == "x" * 9 + "…"
-    assert one_line("") == ""
-    assert clip("short", 10) == "short"
 
 
 def test_the_domain_is_that_of_an_http_address_only() -> None:

@@ -1,0 +1,32 @@
+"""The ground floor's small text helpers that every layer shares: one line of a text, collapsed fields, links."""
+
+from __future__ import annotations
+
+from research_assistant.text.spaces import clip, collapsed, first_line, one_line
+from research_assistant.text.urls import is_linkable_url
+
+
+def test_one_line_keeps_the_first_line_and_clips_it() -> None:
+    assert first_line("\n  first  \nsecond") == "first"
+    assert first_line(" \n\t\n") == ""
+    assert one_line("\n  first  \nsecond") == "first"
+    assert one_line("x" * 400, width=10) == "x" * 9 + "…"
+    assert one_line("") == ""
+    assert clip("short", 10) == "short"
+
+
+def test_a_field_is_collapsed_when_it_is_text_and_empty_when_it_is_not() -> None:
+    assert collapsed("  A \n title\twith  gaps ") == "A title with gaps"
+    assert collapsed(None) == ""
+    assert collapsed(["a list"]) == ""
+
+
+def test_only_a_bare_http_address_without_spaces_or_brackets_is_linkable() -> None:
+    assert is_linkable_url("https://example.org/a?b=1")
+    assert is_linkable_url("HTTP://Example.org")
+    assert not is_linkable_url(" https://example.org/page "), "surrounding space: the caller strips it"
+    assert not is_linkable_url("https://example.org/a b")
+    assert not is_linkable_url("https://example.org/<script>")
+    assert not is_linkable_url("https://example.org/\x07")
+    assert not is_linkable_url("ftp://example.org/file")
+    assert not is_linkable_url("/docs/notes.md")
