@@ -30,12 +30,12 @@ from pathlib import Path
 
 from research_assistant.concurrency import check_stop
 from research_assistant.corpus.files import check_folder, corpus_id_for, max_file_bytes, scan_folder, too_large
-from research_assistant.corpus.loaders import LoadedFile
 from research_assistant.corpus.workers import Chunking, Prepared, prepare, process_pool, stop
 from research_assistant.knowledge.chunking import Chunked
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.repository import ResearchRepository, release_memory
+from research_assistant.text.document import DocumentText
 
 logger = logging.getLogger(__name__)
 
@@ -344,7 +344,7 @@ class CorpusIndexer:
                 logger.warning("a worker process stopped while loading %s; loading it here", file.path)
                 return prepare(file.path, self.max_bytes, None)
 
-    def _document(self, file: _File, digest: str, loaded: LoadedFile) -> StoredDocument:
+    def _document(self, file: _File, digest: str, loaded: DocumentText) -> StoredDocument:
         return StoredDocument(
             source_id=file.source_id,
             locator=file.locator,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from research_assistant.corpus.files import max_file_bytes, too_large
 from research_assistant.text.decoding import UnreadableText, decode_markup, decode_text
+from research_assistant.text.document import DocumentText
 from research_assistant.text.html import html_to_text
 from research_assistant.text.pdf import read_pdf
 from research_assistant.text.spaces import error_line
@@ -30,14 +30,6 @@ class CorpusFileError(Exception):
     """A file could not be read; the message is a one-line reason without a traceback."""
 
 
-@dataclass(frozen=True)
-class LoadedFile:
-    title: str
-    text: str
-    author: str | None = None
-    published: str | None = None
-
-
 def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -45,7 +37,7 @@ def _read_bytes(path: Path) -> bytes:
         raise CorpusFileError(f"cannot read file: {error.strerror or error}") from None
 
 
-def _load_markdown(path: Path) -> LoadedFile:
+def _load_markdown(path: Path) -> DocumentText:
     text = decode_text(_read_bytes(path))
     fields: dict[str, str] = {}
     front = _FRONT_MATTER.match(text)
@@ -54,25 +46,24 @@ def _load_markdown(path: Path) -> LoadedFile:
         text = text[front.end() :]
     heading = _ATX_TITLE.search(text)
     title = fields.get("title") or (heading.group(1).strip() if heading else path.stem)
-    return LoadedFile(title=title, text=text, author=fields.get("author"), published=fields.get("date"))
+    return DocumentText(title=title, text=text, author=fields.get("author"), published=fields.get("date"))
 
 
-def _load_text(path: Path) -> LoadedFile:
+def _load_text(path: Path) -> DocumentText:
     """Plain text has no metadata: a short first line is taken as the title, as a reader would."""
     text = decode_text(_read_bytes(path))
     found = _FIRST_LINE.search(text)  # not `splitlines()`: a list of every line of a 100 MB file is gigabytes
     first = found.group().strip() if found else ""
-    return LoadedFile(title=first if 0 < len(first) <= _MAX_TITLE else path.stem, text=text)
+    return DocumentText(title=first if 0 < len(first) <= _MAX_TITLE else path.stem, text=text)
 
 
-def _load_html(path: Path) -> LoadedFile:
+def _load_html(path: Path) -> DocumentText:
     page = html_to_text(decode_markup(_read_bytes(path)))
-    return LoadedFile(title=page.title or path.stem, text=page.text, author=page.author, published=page.published)
+    return DocumentText(title=page.title or path.stem, text=page.text, author=page.author, published=page.published)
 
 
-def _load_pdf(path: Path) -> LoadedFile:
-    pdf = read_pdf(path, fallback_title=path.stem)
-    return LoadedFile(title=pdf.title, text=pdf.text, author=pdf.author, published=pdf.published)
+def _load_pdf(path: Path) -> DocumentText:
+    return read_pdf(path, fallback_title=path.stem)
 
 
 def _docx_blocks(document: object) -> Iterator[tuple[str, str]]:
@@ -94,7 +85,7 @@ def _docx_blocks(document: object) -> Iterator[tuple[str, str]]:
             yield style or "", item.text.strip()
 
 
-def _load_docx(path: Path) -> LoadedFile:
+def _load_docx(path: Path) -> DocumentText:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
@@ -114,10 +105,10 @@ def _load_docx(path: Path) -> LoadedFile:
     heading = next((text for style, text in blocks if style in ("Title", "Heading 1")), None)
     title = (props.title or "").strip() or heading or path.stem
     published = props.created.isoformat()[:10] if props.created else None
-    return LoadedFile(title=title, text=text, author=(props.author or "").strip() or None, published=published)
+    return DocumentText(title=title, text=text, author=(props.author or "").strip() or None, published=published)
 
 
-_LOADERS: dict[str, Callable[[Path], LoadedFile]] = {
+_LOADERS: dict[str, Callable[[Path], DocumentText]] = {
     ".md": _load_markdown,
     ".markdown": _load_markdown,
     ".txt": _load_text,
@@ -128,7 +119,7 @@ _LOADERS: dict[str, Callable[[Path], LoadedFile]] = {
 }
 
 
-def load_file(path: Path, max_bytes: int | None = None) -> LoadedFile:
+def load_file(path: Path, max_bytes: int | None = None) -> DocumentText:
     """A supported file's title, text and metadata; raises `CorpusFileError` with a one-line reason.
 
     A file larger than `max_bytes` (by default the `RESEARCH_MAX_FILE_MB` setting) is refused unread.

@@ -27,9 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from research_assistant.corpus.loaders import CorpusFileError, LoadedFile, load_file
+from research_assistant.corpus.loaders import CorpusFileError, load_file
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.hashing import hashing_vectors
+from research_assistant.text.document import DocumentText
 
 MIN_FILES = 40
 """Fewer files to index than this are loaded in threads: starting each process (about 0.5 s of imports) would
@@ -50,7 +51,7 @@ class Chunking:
 class Prepared:
     """A loaded file, with its chunks (and vectors) when made ahead."""
 
-    loaded: LoadedFile
+    loaded: DocumentText
     chunked: Chunked | None = None
 
 

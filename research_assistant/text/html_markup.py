@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from research_assistant.text.document import DocumentText
 from research_assistant.text.spaces import collapse
 
 DROP_TAGS = frozenset(
@@ -55,13 +56,9 @@ PUBLISHED_KEYS = (
 
 
 @dataclass(frozen=True)
-class ExtractedHtml:
+class ExtractedHtml(DocumentText):
     """The readable content of a page and what its markup says about it."""
 
-    title: str
-    text: str
-    author: str | None = None
-    published: str | None = None
     canonical_url: str | None = None
 
 

@@ -10,11 +10,11 @@ import io
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
 from research_assistant.text.decoding import UnreadableText
+from research_assistant.text.document import DocumentText
 from research_assistant.text.spaces import collapsed, error_line
 
 # pypdf narrates its repairs of damaged files on stderr ("EOF marker not found"); the one-line reasons
@@ -24,15 +24,7 @@ logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 _MAX_TITLE = 120
 
 
-@dataclass(frozen=True)
-class PdfText:
-    title: str
-    text: str
-    author: str | None = None
-    published: str | None = None
-
-
-def read_pdf(source: Path | bytes, *, fallback_title: str = "") -> PdfText:
+def read_pdf(source: Path | bytes, *, fallback_title: str = "") -> DocumentText:
     """The title, text and metadata of a PDF file, or of a PDF's bytes (a download); raises `UnreadableText`."""
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
@@ -63,7 +55,7 @@ def read_pdf(source: Path | bytes, *, fallback_title: str = "") -> PdfText:
     author = _pdf_field(info, "author") or None
     created = _safe(lambda: info.creation_date) if info is not None else None
     published = created.isoformat()[:10] if isinstance(created, datetime | date) else None
-    return PdfText(title=title, text=text, author=author, published=published)
+    return DocumentText(title=title, text=text, author=author, published=published)
 
 
 def _ends_paragraph(line: str, following: str, full: int) -> bool:
