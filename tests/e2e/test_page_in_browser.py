@@ -157,6 +157,17 @@ def held_server(tmp_path: Path, hold: Path) -> Iterator[Server]:
         yield server
 
 
+@pytest.fixture(autouse=True)
+def patient_assertions() -> Iterator[None]:
+    """Assertions wait as long as actions: a loaded 2-core machine has taken over 5 s (Playwright's default wait)
+    to load the code of widgets the page shows for the first time with the report (its downloads, its metrics)."""
+    expect.set_options(timeout=ACTION_TIMEOUT_MS)
+    try:
+        yield
+    finally:
+        expect.set_options(timeout=None)  # Playwright's default again
+
+
 @pytest.fixture
 def browser(chromium: Path) -> Iterator[Browser]:
     with sync_playwright() as playwright:
