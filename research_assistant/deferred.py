@@ -94,7 +94,14 @@ def warm(values: Sequence[Deferred[Any]], *also: Callable[[], object]) -> thread
     return thread
 
 
-DEFERRED_INITS = ("langgraph_sdk", "langsmith.types", "nltk", "llama_index.core", "llama_index.core.vector_stores")
+DEFERRED_INITS = (
+    "langgraph_sdk",
+    "langsmith.types",
+    "nltk",
+    "llama_index.core",
+    "llama_index.core.vector_stores",
+    "trio",
+)
 """Packages whose `__init__` imports much that a run never uses, while what it does use is in submodules:
 
 - `langgraph_sdk`: LangGraph's client for its server, with httpx, websockets and rich (about 0.15 s of CPU).
@@ -110,6 +117,9 @@ DEFERRED_INITS = ("langgraph_sdk", "langsmith.types", "nltk", "llama_index.core"
   `__init__` then, in LlamaIndex's own order. Importing one of the modules that take part in LlamaIndex's import
   cycle (`llama_index.core.storage`, `.indices`, `.memory`, `.vector_stores.simple`, ...) before that would fail,
   and nothing here does.
+- `trio`: an async library that httpcore (under httpx) imports whenever it is installed, to tell which library it
+  runs under (about 0.06 s of CPU in every process that makes an HTTP request); every run uses asyncio, so nothing
+  asks trio for a name.
 """
 
 

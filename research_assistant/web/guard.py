@@ -19,8 +19,10 @@ allowed too, except cloud-metadata addresses, which must be named exactly.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
+import ssl
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from urllib.parse import unquote, urlsplit
@@ -365,12 +367,13 @@ def guarded_transport(
     `connect_timeout` bounds DNS resolution when httpx gives no connect timeout of its own.
     """
     limits = limits or httpx.Limits()
+    tls = _tls_context()
     # No `proxy` and trust_env=False: HTTP(S)_PROXY and friends are ignored, so the connection is really direct.
-    transport = httpx.AsyncHTTPTransport(trust_env=False, limits=limits)
+    transport = httpx.AsyncHTTPTransport(verify=tls, trust_env=False, limits=limits)
     # httpx (pinned <0.29) takes no network backend, so its connection pool is replaced by one that has ours,
     # built with the same settings httpx would use.
     transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=httpx.create_ssl_context(trust_env=False),
+        ssl_context=tls,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
@@ -379,3 +382,13 @@ def guarded_transport(
         network_backend=GuardedNetworkBackend(policy, resolve_timeout=connect_timeout),
     )
     return transport
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The TLS settings of every guarded transport: the certificate bundle, loaded once per process.
+
+    Loading it costs about 20 ms of CPU, and each transport used to load it twice (httpx's own pool, then the one
+    that replaces it); an `SSLContext` is safe to share between connections, threads and event loops.
+    """
+    return httpx.create_ssl_context(trust_env=False)

@@ -127,6 +127,16 @@ def test_deferred_packages_still_give_whatever_is_asked_of_them(tmp_path: Path) 
     )
 
 
+def test_http_clients_load_no_trio_and_trio_still_gives_what_is_asked(tmp_path: Path) -> None:
+    """httpcore, under httpx, imports trio whenever it is installed, only to tell which async library it runs under
+    (every run uses asyncio): its `__init__` is deferred too."""
+    pytest.importorskip("trio")
+    loaded = loaded_after("import research_assistant.graph, httpx, httpcore", tmp_path)
+    assert "httpcore" in loaded and "trio._core" not in loaded
+    asked = loaded_after("import research_assistant.graph, httpcore, trio\nassert callable(trio.sleep)", tmp_path)
+    assert "trio._core" in asked
+
+
 @pytest.mark.slow
 def test_a_run_starts_its_first_step_before_loading_the_repository_and_loads_it_when_needed(tmp_path: Path) -> None:
     first_step, end = tmp_path / "first-step.json", tmp_path / "end.json"

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ipaddress
+import ssl
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 from support.miniweb import MiniWeb
 
+from research_assistant.web import guard
 from research_assistant.web.fetched import FetchError, FetchRefused
 from research_assistant.web.guard import AddressPolicy, Resolver, guarded_transport
 
@@ -276,3 +279,25 @@ async def test_transport_ignores_proxy_settings(web: MiniWeb, monkeypatch: pytes
     async with httpx.AsyncClient(transport=guarded_transport(AddressPolicy(LOOPBACK))) as client:
         response = await client.get(web.url("/notes.txt"))
     assert response.status_code == 200
+
+
+async def test_transports_load_the_certificate_bundle_once_per_process(
+    web: MiniWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading it costs about 20 ms of CPU; every fetcher's client (one per event loop) shares it."""
+    loaded: list[Any] = []
+    default_context = ssl.create_default_context
+
+    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        loaded.append(kwargs.get("cafile"))
+        return default_context(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counted)
+    guard._tls_context.cache_clear()
+    try:
+        for _ in range(3):
+            async with httpx.AsyncClient(transport=guarded_transport(AddressPolicy(LOOPBACK))) as client:
+                assert (await client.get(web.url("/notes.txt"))).status_code == 200
+    finally:
+        guard._tls_context.cache_clear()
+    assert len(loaded) == 1
