@@ -119,16 +119,28 @@ def pool_problem(error: BaseException, url: str) -> BaseException | str:
     return error
 
 
+_reached: set[tuple[str, int]] = set()
+"""The databases (URL, process id) this process has probed successfully."""
+
+
 def probe(url: str) -> None:
     """Connect once, directly: a database that is down is said at once, in one line (`ServerUnavailable`),
-    rather than after the pool's retries, each of which it would log."""
+    rather than after the pool's retries, each of which it would log.
+
+    Once per database and process: a run opens its checkpointer's pool right after its run store's, whose probe
+    has just reached the database, and another connection (a server process forked, a password exchanged) would
+    learn nothing more. A pool that cannot connect later still says why in one line (`pool_problem`)."""
     import psycopg
 
+    key = (url, os.getpid())
+    if key in _reached:
+        return
     logging.getLogger("psycopg.pool").setLevel(logging.ERROR)  # our own line says what is wrong, once
     try:
         psycopg.connect(url, connect_timeout=CONNECT_SECONDS).close()
     except psycopg.Error as error:
         raise ServerUnavailable(DATABASE, url, error) from None
+    _reached.add(key)
 
 
 def take_advisory_lock(

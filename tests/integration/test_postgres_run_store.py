@@ -188,3 +188,26 @@ def test_workers_creating_the_tables_at_once_never_wait_for_each_other_forever(p
         holder.close()
         if not second.is_alive():
             pool_for(url, other_pid).close()
+
+
+def test_a_runs_checkpointer_opens_without_probing_the_database_its_run_store_reached(
+    postgres: Postgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probe is a connection of its own (a server process forked, a password exchanged): once per process."""
+    url = postgres.new_database(f"probe_{uuid.uuid4().hex[:12]}")
+    pool_for(url, os.getpid())  # the run store's pool, opened first by every run
+    direct: list[str] = []
+    connect = psycopg.connect
+
+    def counted(*args: object, **kwargs: object) -> psycopg.Connection[object]:
+        direct.append(str(args[0]))
+        return connect(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(psycopg, "connect", counted)
+
+    async def open_checkpointer() -> None:
+        async with open_postgres_checkpointer(url) as saver:
+            assert await saver.aget_tuple({"configurable": {"thread_id": "none"}}) is None
+
+    asyncio.run(open_checkpointer())
+    assert direct == []
