@@ -76,7 +76,8 @@ def list_items(found: list[Candidate], scores: list[float], types: frozenset[str
         indices.sort(key=lambda i: (found[i].start, found[i].end))
         announcing = {i for i in indices if scores[i] and announces(found[i].focal, types)}
         for j in sorted(announcing):
-            intro, below = found[j], []
+            intro = found[j]
+            below: list[int] = []
             for i in indices:
                 item = found[i]
                 if item.start < intro.end or i in announcing or not item.lead or item.heading == intro.heading:
