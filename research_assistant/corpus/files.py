@@ -16,6 +16,7 @@ import os
 import threading
 from pathlib import Path
 
+from research_assistant.corpus.sphinx import without_page_sources
 from research_assistant.report.locations import LINKED_FROM
 
 UPLOAD_WORKSPACE = "uploads"
@@ -123,8 +124,9 @@ def _inside(path: Path, roots: list[Path]) -> bool:
 
 
 def scan_folder(folder: Path, unreadable: list[tuple[str, str]]) -> list[Path]:
-    """Supported files under a (resolved) folder, recursively, skipping hidden ones; sub-folders that cannot
-    be read, and files that resolve outside the folder, are added to `unreadable` with the reason."""
+    """Supported files under a (resolved) folder, recursively, skipping hidden ones and the Sphinx page sources
+    whose built page is there too (`sphinx.py`); sub-folders that cannot be read, and files that resolve outside
+    the folder, are added to `unreadable` with the reason."""
 
     def note(error: OSError) -> None:
         unreadable.append((Path(error.filename or folder).as_posix(), f"cannot read folder: {error.strerror}"))
@@ -143,7 +145,7 @@ def scan_folder(folder: Path, unreadable: list[tuple[str, str]]) -> list[Path]:
                 found.append(path)
     if not found:
         raise CorpusError(f"{folder} contains no .md, .txt, .html, .pdf or .docx files")
-    return found
+    return without_page_sources(found)
 
 
 def corpus_files(corpus_dir: Path) -> list[Path]:
