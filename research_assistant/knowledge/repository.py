@@ -1,7 +1,7 @@
 """The research repository: every source read, chunked, embedded and searchable.
 
-Chroma (persistent, one folder) holds the chunks and their vectors, each chunk
-stored as a LlamaIndex `TextNode` (its JSON in the metadata). Retrieval is
+Chroma (persistent, one folder) holds the chunks and their vectors, each chunk's
+text and fields in its metadata (`chunk_records.py`). Retrieval is
 hybrid (`retrievers.py`): BM25 (bm25s) finds exact terms (identifiers, names,
 numbers) that an embedding may blur, vectors find related wording, and
 reciprocal rank fusion merges the two rankings.
@@ -60,19 +60,18 @@ import bm25s
 import chromadb
 from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
-from llama_index.core.schema import MetadataMode, TextNode
-from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
 from research_assistant.concurrency import check_stop
 from research_assistant.damage import DamagedStore, chroma_remedy, naming
 from research_assistant.database import team_locks
 from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.chroma_client import configured_server, server_client
+from research_assistant.knowledge.chunk_records import StoredChunk, chunk_text, record
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding, fusion_weight
 from research_assistant.knowledge.locking import RepositoryLock
-from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, chunk_text, fuse, vector_rank
+from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, fuse, vector_rank
 from research_assistant.schemas import Passage
 from research_assistant.text.tokens import english_stemmer
 
@@ -83,9 +82,6 @@ CHROMA_FILE = "chroma.sqlite3"
 MODEL_KEY = "embedding_model"
 """Collection metadata key holding the embedding model's name."""
 _REVISION_ALL = "rev*"
-_CHUNK_KEYS = ("source_id", "locator", "title", "fetched_at", "run_id", "corpus", "content_hash", "start", "chunk")
-_EMBED_KEYS = ("title",)
-"""Metadata embedded with each chunk's text."""
 
 _DOCS_PER_BATCH = 64
 _NODES_PER_BATCH = 256
@@ -161,19 +157,6 @@ class DocumentInfo:
     corpus: str
     content_hash: str
     fetched_at: str
-
-
-_UNUSED_KEYS = frozenset({"_node_type", "document_id", "doc_id", "ref_doc_id"})
-"""LlamaIndex's bookkeeping keys that nothing reads, left out of a chunk's metadata (each key costs insert time):
-documents are deleted by `source_id`, and TextNode is the default node type."""
-
-
-def _record(node: TextNode) -> dict[str, Any]:
-    """A chunk's Chroma metadata: its fields, and its node JSON with the text. The text is not stored as a Chroma
-    document, for which Chroma would build a full-text index that nothing here searches (inserts more than twice
-    as slow)."""
-    metadata = node_to_metadata_dict(node, remove_text=False, flat_metadata=True)
-    return {key: value for key, value in metadata.items() if value is not None and key not in _UNUSED_KEYS}
 
 
 class _Commits:
@@ -410,9 +393,9 @@ class ResearchRepository:
                 with self._writing_documents(ids, {doc.corpus or "" for doc in part}):
                     with self._lock:
                         self._collection.delete(where={"source_id": {"$in": ids}})
-                    batch: list[TextNode] = []
-                    for node, reached in self._nodes(part, run_id, chunked or {}):
-                        batch.append(node)
+                    batch: list[StoredChunk] = []
+                    for chunk, reached in self._chunks(part, run_id, chunked or {}):
+                        batch.append(chunk)
                         if len(batch) == _NODES_PER_BATCH:
                             added += self._insert(batch)
                             batch = []
@@ -424,20 +407,20 @@ class ResearchRepository:
                     progress(done)
         return added
 
-    def _insert(self, nodes: list[TextNode]) -> int:
+    def _insert(self, chunks: list[StoredChunk]) -> int:
         """Embed and store a batch of chunks (the caller holds the write lock); the number stored."""
-        if not nodes:
+        if not chunks:
             return 0
         check_stop()
-        self._embed(nodes)  # outside the thread lock: the slow part, and it touches no shared state
+        self._embed(chunks)  # outside the thread lock: the slow part, and it touches no shared state
         with self._lock:
             self._collection.add(
-                ids=[node.node_id for node in nodes],
-                embeddings=[node.get_embedding() for node in nodes],
-                metadatas=[_record(node) for node in nodes],
+                ids=[chunk.chunk_id for chunk in chunks],
+                embeddings=[chunk.embedding for chunk in chunks],
+                metadatas=[record(chunk) for chunk in chunks],
             )
         release_memory()  # Chroma's buffers for the batch, which would otherwise pile up while a long text is indexed
-        return len(nodes)
+        return len(chunks)
 
     def remove_documents(self, source_ids: Iterable[str]) -> None:
         """Delete every chunk of these sources."""
@@ -447,55 +430,51 @@ class ResearchRepository:
         with self._writing_documents(ids), self._lock:
             self._collection.delete(where={"source_id": {"$in": ids}})
 
-    def _nodes(
+    def _chunks(
         self, docs: Sequence[StoredDocument], run_id: str, chunked: Mapping[str, Chunked]
-    ) -> Iterator[tuple[TextNode, int]]:
+    ) -> Iterator[tuple[StoredChunk, int]]:
         """The documents' chunks, each document's first chunk after its others, with the characters of `docs`
         split so far."""
         before = 0
         for doc in docs:
-            first: TextNode | None = None
-            for node, reached in self._chunk(doc, run_id, chunked.get(doc.source_id)):
+            first: StoredChunk | None = None
+            for chunk, reached in self._chunk(doc, run_id, chunked.get(doc.source_id)):
                 if first is None:
-                    first = node
+                    first = chunk
                 else:
-                    yield node, before + reached
+                    yield chunk, before + reached
             if first is not None:
                 yield first, before + len(doc.text)
             before += len(doc.text)
 
     def _chunk(
         self, doc: StoredDocument, run_id: str, chunked: Chunked | None = None
-    ) -> Iterator[tuple[TextNode, int]]:
+    ) -> Iterator[tuple[StoredChunk, int]]:
         """A document's chunks in order, each with the characters split so far, a section at a time; from
         `chunked` (made ahead, vectors too) where it was made with this repository's settings."""
         if chunked is not None and (chunked.chunk_size, chunked.chunk_overlap) != (self.chunk_size, self.chunk_overlap):
             chunked = None
         vectors = chunked.vectors if chunked is not None and chunked.dim == self.hashing_dim else None
         made = chunked.pieces if chunked is not None else pieces(doc.text, self.chunk_size, self.chunk_overlap)
-        excluded = [key for key in _CHUNK_KEYS if key not in _EMBED_KEYS]
+        document = {
+            "locator": doc.locator,
+            "fetched_at": doc.fetched_at,
+            "run_id": run_id,
+            "content_hash": doc.content_hash,
+        }
         for number, (start, text, reached) in enumerate(made):
-            metadata = {
-                "source_id": doc.source_id,
-                "locator": doc.locator,
-                "title": doc.title,
-                "fetched_at": doc.fetched_at,
-                "run_id": run_id,
-                "corpus": doc.corpus or "",
-                "content_hash": doc.content_hash,
-                "start": start,
-                "chunk": number,
-            }
-            node = TextNode(
-                id_=f"{doc.source_id}#{number}",
+            chunk = StoredChunk(
+                source_id=doc.source_id,
+                corpus=doc.corpus or "",
+                number=number,
+                start=start,
+                title=doc.title,
                 text=text,
-                metadata=metadata,
-                excluded_embed_metadata_keys=excluded,
-                excluded_llm_metadata_keys=list(_CHUNK_KEYS),
+                document=document,
             )
             if vectors is not None:
-                node.embedding = vectors[number].tolist()
-            yield node, reached
+                chunk.embedding = vectors[number].tolist()
+            yield chunk, reached
 
     @property
     def hashing_dim(self) -> int | None:
@@ -503,22 +482,15 @@ class ResearchRepository:
         compute, `hashing.py`), else None."""
         return self._embedding.dim if isinstance(self._embedding, HashingEmbedding) else None
 
-    def _embed(self, nodes: list[TextNode]) -> None:
-        """Embed the chunks that have no vector yet; one made ahead whose embedded text is not the one
-        assumed (`chunking.embed_text`) is embedded again, here."""
-        todo: list[TextNode] = []
-        for node in nodes:
-            if node.embedding is not None and node.get_content(metadata_mode=MetadataMode.EMBED) != embed_text(
-                str(node.metadata.get("title", "")), node.text
-            ):
-                node.embedding = None
-            if node.embedding is None:
-                todo.append(node)
+    def _embed(self, chunks: list[StoredChunk]) -> None:
+        """Embed the chunks that have no vector yet (made ahead in a worker process, a chunk has one), each as
+        its title and text (`chunking.embed_text`)."""
+        todo = [chunk for chunk in chunks if chunk.embedding is None]
         if not todo:
             return
-        texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in todo]
-        for node, vector in zip(todo, self._embedding.get_text_embedding_batch(texts), strict=True):
-            node.embedding = vector
+        texts = [embed_text(chunk.title, chunk.text) for chunk in todo]
+        for chunk, vector in zip(todo, self._embedding.get_text_embedding_batch(texts), strict=True):
+            chunk.embedding = vector
 
     def _first_chunks(self, where: dict[str, Any]) -> list[Mapping[str, Any]]:
         """Metadata of the first chunk of every document matching `where`: the chunk that says it is indexed."""

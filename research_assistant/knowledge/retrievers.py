@@ -3,7 +3,6 @@ search with filters applied the fast way, and reciprocal rank fusion over severa
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -11,6 +10,7 @@ from typing import Any
 
 import bm25s
 
+from research_assistant.knowledge.chunk_records import chunk_text
 from research_assistant.text.tokens import english_stemmer
 
 MIN_SIMILARITY = 0.1
@@ -35,13 +35,8 @@ class Hit:
 
     @property
     def text(self) -> str:
-        """The chunk's text, from the node JSON its metadata holds."""
+        """The chunk's text, from its metadata."""
         return chunk_text(self.metadata)
-
-
-def chunk_text(metadata: Mapping[str, Any]) -> str:
-    """A chunk's text, from the node JSON (LlamaIndex's `TextNode`) its metadata holds."""
-    return str(json.loads(str(metadata["_node_content"])).get("text", ""))
 
 
 @dataclass

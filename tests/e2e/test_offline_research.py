@@ -101,13 +101,13 @@ def test_every_source_in_the_report_was_read_and_every_failure_has_a_reason(work
     assert all(s.reason for s in result["sources"].values() if s.status.value == "failed")
 
 
-def test_the_repository_records_which_run_indexed_each_chunk(tmp_path: Path) -> None:
+def test_the_repository_records_which_run_indexed_each_document(tmp_path: Path) -> None:
     context = Context(depth=Depth.QUICK, corpus_dir=CORPUS, db_dir=tmp_path / "db", cache_dir=tmp_path / "cache")
     result = asyncio.run(run_research("How long is the network?", context))
     collection = repository_at(context.db_dir)._collection
-    chunks = collection.get(include=["metadatas"])["metadatas"]
-    assert result["run_id"] and {chunk["run_id"] for chunk in chunks} == {result["run_id"]}
-    assert {"source_id", "locator", "title", "fetched_at", "corpus"} <= set(chunks[0])
+    firsts = collection.get(where={"chunk": 0}, include=["metadatas"])["metadatas"]  # a document's fields
+    assert result["run_id"] and {chunk["run_id"] for chunk in firsts} == {result["run_id"]}
+    assert {"source_id", "locator", "title", "fetched_at", "corpus"} <= set(firsts[0])
 
 
 def test_the_same_corpus_and_question_give_the_same_report(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -225,14 +224,12 @@ def test_corpus_files_lists_supported_files_only(setup: Setup) -> None:
 
 
 def _chunks(repository: ResearchRepository) -> dict[str, tuple[object, ...]]:
-    """Every chunk's metadata (node JSON included) but the time it was indexed, and its vector, by chunk id."""
+    """Every chunk's metadata but the time it was indexed, and its vector, by chunk id."""
     found = repository._collection.get(include=["metadatas", "embeddings"])
     chunks: dict[str, tuple[object, ...]] = {}
     for chunk_id, meta, vector in zip(found["ids"], found["metadatas"], found["embeddings"], strict=True):
-        node = json.loads(str(meta["_node_content"]))
-        node["metadata"].pop("fetched_at")
-        fields = sorted((key, value) for key, value in meta.items() if key not in ("fetched_at", "_node_content"))
-        chunks[chunk_id] = (fields, node, [float(x) for x in vector])
+        fields = sorted((key, value) for key, value in meta.items() if key != "fetched_at")
+        chunks[chunk_id] = (fields, [float(x) for x in vector])
     return chunks
 
 

@@ -101,10 +101,12 @@ def in_thread(call: Callable[[], object]) -> tuple[threading.Thread, dict[str, o
 
 
 def stored(model: str) -> list[tuple[str, int, str]]:
-    """(source id, chunk number, content hash) of every chunk on the server, in the collection for `model`."""
+    """(source id, chunk number, its document's content hash) of every chunk on the server, in the collection for
+    `model` (a document's first chunk holds its content hash)."""
     client = chromadb.HttpClient(host="127.0.0.1", port=int(get_settings().chroma_url.rsplit(":", 1)[1]))
-    got = client.get_collection(collection_name_for(model)).get(include=["metadatas"])
-    return sorted((str(m["source_id"]), int(m["chunk"]), str(m["content_hash"])) for m in got["metadatas"] or [])
+    metadatas = client.get_collection(collection_name_for(model)).get(include=["metadatas"])["metadatas"] or []
+    hashes = {str(m["source_id"]): str(m["content_hash"]) for m in metadatas if m["chunk"] == 0}
+    return sorted((str(m["source_id"]), int(m["chunk"]), hashes.get(str(m["source_id"]), "")) for m in metadatas)
 
 
 def test_a_worker_indexing_a_page_does_not_wait_for_another_indexing_other_documents(team: str, tmp_path: Path) -> None:
