@@ -58,6 +58,7 @@ from typing import Any
 
 import bm25s
 import chromadb
+import numpy as np
 from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
 
@@ -416,7 +417,8 @@ class ResearchRepository:
         with self._lock:
             self._collection.add(
                 ids=[chunk.chunk_id for chunk in chunks],
-                embeddings=[chunk.embedding for chunk in chunks],
+                # One float32 array: Chroma would otherwise make one of every row, from a list of Python floats.
+                embeddings=np.asarray([chunk.embedding for chunk in chunks], dtype=np.float32),
                 metadatas=[record(chunk) for chunk in chunks],
             )
         release_memory()  # Chroma's buffers for the batch, which would otherwise pile up while a long text is indexed
@@ -473,7 +475,7 @@ class ResearchRepository:
                 document=document,
             )
             if vectors is not None:
-                chunk.embedding = vectors[number].tolist()
+                chunk.embedding = vectors[number]  # float32, as Chroma stores it
             yield chunk, reached
 
     @property
