@@ -5,7 +5,9 @@ Each repeat runs in a fresh process (so imports, caches and peak memory are its 
 `research_db/` and `cache/` folders, then a re-sync with nothing changed. Reports the median wall time of the
 first sync, its CPU time (all processes, workers included: steadier than wall time on a shared machine),
 the re-sync time and peak resident memory. `--mode threads` indexes without worker processes, for comparison
-in the same conditions; `--large-mb` also indexes one generated text file of that size. Writes JSON; runs
+in the same conditions; `--before DIR` also runs the package copied at DIR (say, `git archive` of the previous
+commit), interleaved with this one, as the column `before`; `--large-mb` also indexes one generated text file of
+that size. Writes JSON; runs
 offline with the default `hashing` embedding. Not a test (outside `tests/`). See benchmarks/README.md.
 
     python benchmarks/indexing.py --repeat 3 --out benchmarks/indexing-results.json --workdir /tmp/ra-indexing
@@ -75,10 +77,13 @@ def child(corpus: Path, workdir: Path, mode: str) -> dict[str, Any]:
 # -- the driver ----------------------------------------------------------------------------------------------------
 
 
-def measure(corpus: Path, workdir: Path, mode: str) -> dict[str, Any]:
-    """One fresh process: its result, plus the CPU time and peak memory of it and its worker processes."""
+def measure(corpus: Path, workdir: Path, mode: str, package: Path | None = None) -> dict[str, Any]:
+    """One fresh process: its result, plus the CPU time and peak memory of it and its worker processes. With
+    `package`, the process imports `research_assistant` from that folder instead of this one."""
     command = [sys.executable, __file__, "--child", str(corpus), "--workdir", str(workdir), "--mode", mode]
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
+    env["PYTHONPATH"] = str(package or Path(__file__).resolve().parents[1])
+    load = os.getloadavg()[0]
     out = workdir.parent / f"{workdir.name}.json"
     process = subprocess.Popen([*command, "--out", str(out)], env=env)
     _, status, usage = os.wait4(process.pid, 0)
@@ -87,7 +92,7 @@ def measure(corpus: Path, workdir: Path, mode: str) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(out.read_text())
     # wait4's usage covers the child and the worker processes it waited for; its peak is the largest of them.
     result |= {"cpu_s": round(usage.ru_utime + usage.ru_stime, 1), "peak_mb": round(usage.ru_maxrss / 1024)}
-    return result
+    return result | {"load_average_at_start": round(load, 2)}
 
 
 def large_corpus(folder: Path, megabytes: int) -> Path:
@@ -112,7 +117,7 @@ def _machine() -> dict[str, Any]:
         "cores": os.cpu_count(),
         "ram_gb": round(int(ram_kb) / 2**20, 1),
         "python": platform.python_version(),
-        "load_average": os.getloadavg(),
+        "load_average": [round(load, 2) for load in os.getloadavg()],
     }
 
 
@@ -134,6 +139,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--mode", choices=["processes", "threads", "both"], default="processes")
     parser.add_argument("--large-mb", type=int, default=0, help="also index one generated text file this large")
+    parser.add_argument(
+        "--before", type=Path, default=None, help="also run the package copied in this folder, interleaved, as 'before'"
+    )
     parser.add_argument("--corpus", type=Path, default=None, help="default: the python3-doc HTML manual")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/ra-indexing"))
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("indexing-results.json"))
@@ -151,15 +159,20 @@ def main() -> int:
     print(f"{machine['cpu']}, {machine['cores']} cores, {machine['ram_gb']} GB, load {machine['load_average']}")
     report: dict[str, Any] = {"machine": machine, "command": " ".join(["python", *sys.argv]), "corpus": str(corpus)}
     modes = ["processes", "threads"] if args.mode == "both" else [args.mode]
+    if args.before is not None:
+        modes = ["before", *modes]
     for repeat in range(args.repeat):
-        for mode in modes:  # interleaved, so that a busy spell on a shared machine hits both modes alike
-            result = measure(corpus, args.workdir / f"{mode}-{repeat}", mode)
+        for mode in modes:  # interleaved, so that a busy spell on a shared machine hits every column alike
+            package = args.before if mode == "before" else None
+            result = measure(corpus, args.workdir / f"{mode}-{repeat}", "processes" if package else mode, package)
             report.setdefault("runs", {}).setdefault(mode, []).append(result)
             print(
                 f"  {mode}: {result['index_s']} s ({result['cpu_s']} s CPU), re-sync {result['resync_s']} s, "
                 f"{result['documents']} documents, {result['chunks']} chunks, peak {result['peak_mb']} MB"
             )
     report["results"] = {mode: summary(runs) for mode, runs in report.pop("runs").items()}
+    if args.before is not None:
+        report["before"] = str(args.before)
     if args.large_mb:
         folder = large_corpus(args.workdir / "large-corpus", args.large_mb)
         result = measure(folder, args.workdir / "large", "processes")
