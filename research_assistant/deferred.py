@@ -111,8 +111,8 @@ DEFERRED_INITS = (
 - `nltk`: everything NLTK has, SciPy's statistics among it (about 0.6 s); sentence splitting needs only
   `nltk.tokenize.punkt`.
 - `llama_index.core` and `llama_index.core.vector_stores`: all of LlamaIndex, its chat engines, agents, workflows
-  and SQLAlchemy among it (about 1 s); the repository stores chunks as `llama_index.core.schema.TextNode` with
-  `llama_index.core.vector_stores.utils.node_to_metadata_dict`, which need neither `__init__`. Asking either
+  and SQLAlchemy among it (about 1 s); what a run uses of LlamaIndex is in submodules (its node schema, say),
+  which need neither `__init__`. Asking either
   package for a name (`from llama_index.core import Settings`, as making any `BaseEmbedding` does) runs its
   `__init__` then, in LlamaIndex's own order. Importing one of the modules that take part in LlamaIndex's import
   cycle (`llama_index.core.storage`, `.indices`, `.memory`, `.vector_stores.simple`, ...) before that would fail,
