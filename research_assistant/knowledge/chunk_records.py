@@ -8,7 +8,8 @@ stored once, on its first chunk, which is also the one that says the document is
 `document_info` read only first chunks).
 
 The text stays in Chroma, not in a side store, because Chroma is what a team's workers share (`RESEARCH_CHROMA_URL`);
-as a Chroma document it would cost a full-text index that nothing searches (inserts more than twice as slow).
+as a Chroma document it would cost a full-text index that nothing searches (inserts 1.8 times as slow, measured
+on 6,000 chunks).
 
 Chunks stored before this layout hold every field on every chunk and the text inside a LlamaIndex node's JSON
 (`_node_content`); `chunk_text` reads both, so a repository indexed earlier answers as before, and each document
