@@ -61,13 +61,18 @@ def _plural(word: str) -> str:
     return word + "es" if re.search(r"(?:s|x|ch|sh)$", word) else word + "s"
 
 
-def list_items(found: list[Candidate], scores: list[float], types: frozenset[str]) -> dict[int, list[int]]:
+def list_items(
+    passages: list[Passage], found: list[Candidate], scores: list[float], types: frozenset[str]
+) -> dict[int, list[int]]:
     """The items below each sentence that announces a list, by the sentence's index: the first sentence under each
     of a run of headings of one shape right below it ('Certain functions, if defined, have special meaning to the
     shell.' over 'chpwd' / 'Executed whenever the current working directory is changed.', 'precmd' / 'Executed
     before each prompt.'; 'The state machine consists of five states.' over 'FREQ - Frequency training state' /
     ...), in their order. Headings of other shapes below it ('SPECIAL CASE cron and daylight savings time', 'Restart
-    the proxy after each boot') are sections of their own, not items."""
+    the proxy after each boot') are sections of their own, not items, and a sentence with its items on lines of
+    their own below it ('There are nine log message types' over 'Fatal' / 'Error' / ...) has no others. Headings of
+    the shape of the sentence's own ('log_level (integer)' over 'There are nine log message types ...', then
+    'log_pid (boolean)', 'pid_file (string)') are its entry's siblings, not its items."""
     items: dict[int, list[int]] = {}
     by_passage: dict[int, list[int]] = {}
     for i, candidate in enumerate(found):
@@ -87,13 +92,27 @@ def list_items(found: list[Candidate], scores: list[float], types: frozenset[str
                 if item.heading and all(found[k].heading != item.heading for k in below):
                     below.append(i)
             run = _first_run([found[i].heading for i in below])
-            if run:
+            if run is None:
+                continue
+            first = found[below[run.start]]
+            siblings = bool(intro.heading) and _heading_shape(intro.heading) == _heading_shape(first.heading)
+            if not siblings and not _lists_lines(passages[intro.passage_index].text[intro.start : first.start]):
                 items[j] = [below[k] for k in run]
     return items
 
 
 _MIN_ITEMS = 3
 """The fewest headings of one shape in a row that make a list."""
+_ITEM_LINE = re.compile(r"^\s*\S+(?:\s+\S+){0,3}\s*$")
+
+
+def _lists_lines(text: str) -> bool:
+    """Whether the text holds a list of its own: at least `_MIN_ITEMS` short lines of at most four words with no
+    full stop ('Fatal' / 'Error' / 'Warn'), as list items are laid out."""
+    return (
+        sum(bool(_ITEM_LINE.match(line)) and not line.rstrip().endswith(".") for line in text.splitlines())
+        >= _MIN_ITEMS
+    )
 
 
 def _first_run(headings: list[str]) -> range | None:
@@ -145,7 +164,7 @@ def extract_evidence(
     items_of: dict[int, list[int]] = {}
     if listing:
         limit += LIST_EXTRA_ITEMS
-        items_of = list_items(found, scores, asked_types(sub_question.text))
+        items_of = list_items(passages, found, scores, asked_types(sub_question.text))
         for intro, items in items_of.items():  # the items rarely repeat the question's words; their lead-in does
             for i in items:
                 scores[i] = max(scores[i], INTRODUCED_RELEVANCE * scores[intro])

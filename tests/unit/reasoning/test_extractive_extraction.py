@@ -568,7 +568,7 @@ def test_a_list_question_takes_the_items_under_the_sentence_that_announces_them(
     sections = [e.section for e in evidence]
     assert sections[:4] == ["Special Functions", "chpwd", "periodic", "precmd"]
     found = candidates([HOOK_FUNCTIONS])
-    items = list_items(found, [0.5] * len(found), asked_types(question))
+    items = list_items([HOOK_FUNCTIONS], found, [0.5] * len(found), asked_types(question))
     intros = {found[j].focal: [found[i].heading for i in listed] for j, listed in items.items()}
     # 'For the functions below ...' announces a list of its own, so it is no item of the first.
     assert intros["Certain functions, if defined, have special meaning to the shell."] == [
@@ -966,5 +966,22 @@ def test_sections_of_other_shapes_below_a_lead_in_are_no_items_of_its_list() -> 
         "Restart the proxy after each boot\n\nTo execute a command once after booting, use the @reboot macro.\n\n"
         "ALTERNATIVE Emulating cron with timers\n\nTimers can emulate part of cron's behaviour."
     )
-    found = candidates([Passage(source_id="s-cron", title="cron", text=text)])
-    assert list_items(found, [0.5] * len(found), asked_types("Which abbreviations does cron recognize?")) == {}
+    cron = Passage(source_id="s-cron", title="cron", text=text)
+    found = candidates([cron])
+    assert list_items([cron], found, [0.5] * len(found), asked_types("Which abbreviations does cron recognize?")) == {}
+
+
+def test_a_sentence_with_its_items_on_lines_below_it_takes_no_entries_further_down_as_items() -> None:
+    text = (
+        "log_level (integer)\n\nThere are nine log message levels:\n\nFatal\n\nError\n\nWarn\n\nInfo\n\n"
+        "pid_file (string)\n\nWhere the process id is written.\n\nmonitor_interval (integer)\n\nHow often status is "
+        "queued.\n\nsync_interval (integer)\n\nHow often a SYNC is checked for."
+    )
+    slon = Passage(source_id="s-slon", title="slon", text=text)
+    found = candidates([slon])
+    assert list_items([slon], found, [0.5] * len(found), asked_types("What log message levels can slon produce?")) == {}
+    # Without its lines, the entries below are still its own entry's siblings, not the levels it speaks of.
+    siblings = Passage(source_id="s-slon-2", title="slon", text=text.replace("Fatal\n\nError\n\nWarn\n\nInfo\n\n", ""))
+    found = candidates([siblings])
+    asked = asked_types("What log message levels can slon produce?")
+    assert list_items([siblings], found, [0.5] * len(found), asked) == {}
