@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import ssl
-from typing import Any
-
 import pytest
 from support.server_process import Server
 from support.team_servers import chroma_server
+from support.tls import count_bundle_loads
 
 from research_assistant.knowledge import chroma_client
 
@@ -20,14 +18,7 @@ def test_a_plain_http_server_is_reached_without_loading_a_certificate_bundle(
     chroma_server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Plain HTTP makes no certificate checks, so loading the bundle (about 20 ms a client, two clients) is waste."""
-    loaded: list[Any] = []
-    default_context = ssl.create_default_context
-
-    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
-        loaded.append(kwargs.get("cafile"))
-        return default_context(*args, **kwargs)
-
-    monkeypatch.setattr(ssl, "create_default_context", counted)
+    loaded = count_bundle_loads(monkeypatch)
     monkeypatch.setattr(chroma_client, "_clients", {})
     client = chroma_client.server_client(chroma_server.url)
     assert client.heartbeat() > 0

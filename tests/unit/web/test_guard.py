@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
-import ssl
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 from support.miniweb import MiniWeb
+from support.tls import count_bundle_loads
 
 from research_assistant.web import guard
 from research_assistant.web.fetched import FetchError, FetchRefused
@@ -285,14 +284,7 @@ async def test_transports_load_the_certificate_bundle_once_per_process(
     web: MiniWeb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Loading it costs about 20 ms of CPU; every fetcher's client (one per event loop) shares it."""
-    loaded: list[Any] = []
-    default_context = ssl.create_default_context
-
-    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
-        loaded.append(kwargs.get("cafile"))
-        return default_context(*args, **kwargs)
-
-    monkeypatch.setattr(ssl, "create_default_context", counted)
+    loaded = count_bundle_loads(monkeypatch)
     guard._tls_context.cache_clear()
     try:
         for _ in range(3):
