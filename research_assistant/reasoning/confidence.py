@@ -53,10 +53,15 @@ def states_value(asked: Asked, item: Evidence, question: str) -> bool:
     return judged and answer_strength(asked, item.quote, question) >= ANSWER_FOUND
 
 
+def _asked(question: str, plan: ResearchPlan) -> Asked:
+    """What the question itself asks for, as the plan's first sub-question words it."""
+    return asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
+
+
 def value_found(question: str, plan: ResearchPlan, evidence: Sequence[Evidence]) -> bool | None:
     """Whether a quote for the question itself states the value it asks for; None when the question does
     not ask for a value (its answer cannot be recognised by its form)."""
-    asked = asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
+    asked = _asked(question, plan)
     if not asked.wants_value:
         return None
     return any(states_value(asked, e, question) for e in direct_evidence(plan, evidence))
@@ -83,7 +88,7 @@ def answer_certainty(
     if found is not None:
         return min(ceiling, 1.0 if found else UNSURE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
-    if judged and asked_for(plan.sub_questions[0].text if plan.sub_questions else question).kind == "comparison":
+    if judged and _asked(question, plan).kind == "comparison":
         ceiling = min(ceiling, COMPARISON_CERTAINTY)
     own = max(judged) if judged else (own_coverage.score if own_coverage else 0.0)
     return min(ceiling, max(UNSURE_CERTAINTY, min(1.0, own)))

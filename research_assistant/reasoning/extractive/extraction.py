@@ -20,7 +20,7 @@ from research_assistant.reasoning.extractive.candidates import Candidate, candid
 from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
-from research_assistant.reasoning.extractive.which import asked_types
+from research_assistant.reasoning.extractive.which import asked_types, singular
 from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import words
@@ -51,14 +51,13 @@ _FOLLOWING = re.compile(r"\bfollowing\b|:\s*$", re.IGNORECASE)
 def announces(sentence: str, types: frozenset[str]) -> bool:
     """Whether a sentence announces a list: it ends with a colon, speaks of 'the following', or names the asked
     type of thing in the plural ('The state machine consists of five states.' for 'What states can ...?')."""
-    plurals = {_plural(t) for t in types}
-    return bool(_FOLLOWING.search(sentence)) or any(word in plurals for word in words(sentence.lower()))
-
-
-def _plural(word: str) -> str:
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "es" if re.search(r"(?:s|x|ch|sh)$", word) else word + "s"
+    if _FOLLOWING.search(sentence):
+        return True
+    for word in words(sentence.lower()):
+        one = singular(word)
+        if one != word and one in types:  # the asked thing, in the plural
+            return True
+    return False
 
 
 def list_items(

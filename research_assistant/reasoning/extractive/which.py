@@ -27,7 +27,8 @@ _INSTANCE_SENTENCE = r"^(?:this|the|that|each|such an?)\s+(?:[\w-]+\s+)?(?:{type
 _MAX_NAME_WORDS = 4
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """'hooks' -> 'hook', 'entries' -> 'entry', 'classes' -> 'class'; a word not in the plural as it is."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if re.search(r"(?:ss|x|ch|sh)es$", word):
@@ -40,7 +41,7 @@ def asked_types(question: str) -> frozenset[str]:
     hooks run on the remote repository ...?', 'format' and 'specifier' for 'Which mod_headers format specifier
     adds ...?' (the noun phrase's end is not known without a parser, so each of its first words may be it)."""
     phrase = asked_phrase(question)
-    return frozenset(_singular(w) for w in words(phrase.lower()) if len(w) > 2 and w not in STOPWORDS)
+    return frozenset(singular(w) for w in words(phrase.lower()) if len(w) > 2 and w not in STOPWORDS)
 
 
 def asked_phrase(question: str) -> str:
