@@ -14,7 +14,8 @@ navigation, ads, cookie banners and related-links boilerplate):
   mdBook, rustdoc, MkDocs, ...): their main container holds the document and
   nothing else, and trafilatura drops real content there — version notes,
   tables, definitions — keeping 85-88% of the words against 99.7-100%, and
-  it takes longer.
+  it takes longer. So are pages over `LARGE_HTML` (a manual on one page),
+  on which trafilatura takes tens of seconds.
 * `html_to_text` is also the fallback when trafilatura finds nothing, keeps
   under a third of the text of the container the page marks as its main
   content (index pages, which are link lists), drops a code block, table rows,
@@ -68,6 +69,13 @@ _HEADING = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTAL
 _TABLE_ROW = re.compile(r"^[^\n|]*\S \| \S[^\n]*$", re.MULTILINE)
 
 _HEAD_BYTES = 8192
+LARGE_HTML = 1_000_000
+"""Characters of markup above which a page is read with `html_to_text` alone, as a documentation generator's
+page is. Trafilatura's block scoring and comparisons grow faster than the page: 0.5 s of CPU for a 110 KB page,
+1.1 s for 360 KB, 16 s for a 2.6 MB configuration manual, so a run gave up on a manual's largest page, which
+now takes 2.5 s (its metadata still trafilatura's). Pages that size are reference documents, where boilerplate
+is a sliver of the text; on the six such pages of the quality benchmark's manuals trafilatura's text lost
+to `html_to_text` anyway."""
 _MAIN_CONTAINER = re.compile(
     r"<(?:main|article)[\s>]|\brole\s*=\s*[\"']?main\b|<div[^>]+class\s*=\s*[\"'](?:[^\"']*\s)?body[\s\"']",
     re.IGNORECASE,
@@ -189,7 +197,7 @@ def _from_html(page: FetchedPage) -> ExtractedPage:
     html = decode_html(page)
     soup_page = html_to_text(html)  # XHTML is read as HTML on purpose, as browsers do, and without a warning
     url = page.final_url  # lets trafilatura read a date from /2024/05/01/ paths
-    if _DOC_GENERATOR.search(html[:_HEAD_BYTES]):
+    if len(html) > LARGE_HTML or _DOC_GENERATOR.search(html[:_HEAD_BYTES]):
         metadata, text, extractor = _trafilatura_metadata(html, url), soup_page.text, "html_text"
     else:
         code = _code_blocks(html)

@@ -9,7 +9,7 @@ import pytest
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-from research_assistant.web.extract import ExtractionError, extract_page, iso_date, looks_script_only
+from research_assistant.web.extract import LARGE_HTML, ExtractionError, extract_page, iso_date, looks_script_only
 from research_assistant.web.fetched import FetchedPage, FetchError
 
 URL = "https://news.example.com/2024/03/05/tram-fares"
@@ -154,6 +154,22 @@ def test_documentation_pages_keep_notes_definitions_and_code_verbatim() -> None:
     for leaked in ("Table of Contents", "modules", "Copyright", "¶"):
         assert leaked not in page.text
     assert page.title == "Runners"
+
+
+def test_a_manual_sized_page_is_read_whole_without_trafilatura() -> None:
+    """Trafilatura's cost grows faster than the page (16 s of CPU for a 2.6 MB configuration manual, and a run gave
+    up on the page); past `LARGE_HTML` the page is read as a documentation generator's is, every entry kept."""
+    entries = "".join(
+        f"<h3>option-{i}</h3><p>Sets limit {i} of the server; the default value is {i * 7} seconds.</p>"
+        for i in range(LARGE_HTML // 90)
+    )
+    manual = f"<html><head><title>Manual</title></head><body><main>{entries}</main></body></html>"
+    page = extract_page(html_page(manual))
+
+    assert page.extractor == "html_text"
+    assert page.title == "Manual"
+    assert f"option-{LARGE_HTML // 90 - 1}" in page.text
+    assert extract_page(html_page(NEWS_PAGE)).extractor == "trafilatura"  # smaller pages keep trafilatura
 
 
 def test_only_a_generator_tag_marks_a_documentation_page() -> None:
