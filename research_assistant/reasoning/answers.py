@@ -55,10 +55,12 @@ _LIMIT = re.compile(
     re.IGNORECASE,
 )
 _RANGE = re.compile(
-    r"\b(?:range|ranges|between|bounds|valid values|allowed values|possible values|what values|"
-    r"minimum and maximum|lowest and highest|from .+ to)\b",
+    r"\b(?:range|ranges|between\s+(?:what|which|[-+]?\d)|bounds|valid values|allowed values|possible values|"
+    r"what values|minimum and maximum|lowest and highest|from .+ to)\b",
     re.IGNORECASE,
 )
+"""'Between' asks for bounds only before what they are ('between which values', 'between 1 and 9'): 'the interval
+between its polls' names a span, and 'How does it lengthen the interval between its polls?' asks how."""
 _HOW_MUCH = re.compile(
     r"\bhow (?:many|much|long|often|old|large|big|small|far|deep|deeply|high|fast|wide|tall|heavy)\b|"
     r"\bwhat (?:is the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|timeout)\b|"
@@ -117,6 +119,20 @@ _BOUNDS = re.compile(
     r"[-+]?\d[\d,.]*(?:\s*(?:\.\.|–|—)\s*|\s+(?:-|to)\s+)[-+]?\d|\[\s*[-+]?\d[\d.]*\s*,\s*[-+]?\d[\d.]*\s*\]",
     re.IGNORECASE,
 )
+_FIGURE_NEAR = 12
+"""Characters after a worded bound ('from', 'between', 'through') within which its figure may stand: 'from 1 to 4'."""
+
+
+def _states_bounds(text: str) -> bool:
+    """Whether the text states bounds of figures: 'between 1 and 4', '0..9', '[0,4]', 'a range of ...'. A worded
+    bound must span or lead to a figure: 'levels from Fatal to Info' bounds names, not values."""
+    for match in _BOUNDS.finditer(text):
+        worded = match.group().split(maxsplit=1)[0].lower() in ("between", "from", "through")
+        if not worded or any(c.isdigit() for c in text[match.start() : match.end() + _FIGURE_NEAR]):
+            return True
+    return False
+
+
 _UPPER = re.compile(
     r"\b(?:at most|max(?:imum)?|(?:can ?not|may not|must not|does not) exceed|no more than|up to)\b", re.I
 )
@@ -482,7 +498,7 @@ def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: boo
 def states_setting_value(text: str) -> bool:
     """Whether a sentence states a setting's value as reference entries do: a default, a limit or a range, with
     the value ('The default max-cache-ttl is 604800.'), not merely a figure ('Changed in version 3.5.1: ...')."""
-    stated = _DEFAULT_STATEMENT.search(text) or _LIMIT_STATEMENT.search(text) or _BOUNDS.search(text)
+    stated = _DEFAULT_STATEMENT.search(text) or _LIMIT_STATEMENT.search(text) or _states_bounds(text)
     return bool(stated and _VALUE_TOKEN.search(text))
 
 
@@ -533,9 +549,9 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
         return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text)
     if kind == "range":
-        if len(new_numbers) >= 2 and (_BOUNDS.search(text) or (_UPPER.search(text) and _LOWER.search(text))):
+        if len(new_numbers) >= 2 and (_states_bounds(text) or (_UPPER.search(text) and _LOWER.search(text))):
             return 1.0
-        return 0.6 if len(new_numbers) >= 2 or (new_numbers and _BOUNDS.search(text)) else 0.0
+        return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
     if kind == "number":
         if any(n not in ("0", "1") for n in new_numbers):
             if _HOW_MANY.search(question):

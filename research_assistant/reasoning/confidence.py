@@ -13,7 +13,8 @@
   for a value (a default, a limit, a figure, an expansion) whose value is in no quote gets at most half,
   so a report that missed its answer never looks sure; a question its reasoner does not count covered (the
   report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state; a
-  comparison whose quotes the reasoner judged (the extractive one does) at most `COMPARISON_CERTAINTY`.
+  comparison or a how-question whose quotes the reasoner judged (the extractive one does) at most
+  `READER_JUDGED_CERTAINTY`.
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
@@ -33,10 +34,12 @@ UNSURE_CERTAINTY = 0.5
 UNCOVERED_CERTAINTY = 0.75
 """The most certainty for a question the reasoner does not count covered: a value its quote states may be
 the answer, but a report whose gaps name the question itself is not one to be sure of."""
-COMPARISON_CERTAINTY = 0.75
-"""The most certainty a quote judged by its reasoner gives a comparison: a sentence that contrasts two things
-states a difference, not necessarily the one asked about nor all of them, which only a reader (or a model)
-can tell."""
+READER_JUDGED = frozenset({"comparison", "explanation", "procedure"})
+"""Questions whose answer no form gives away: a sentence that contrasts two things states a difference, one that
+gives a cause or a step states a mechanism or a way, not necessarily the one asked about nor all of it, which
+only a reader (or a model) can tell."""
+READER_JUDGED_CERTAINTY = 0.75
+"""The most certainty a quote judged by its reasoner gives a question of `READER_JUDGED`."""
 NEUTRAL_CREDIBILITY = 0.5
 
 
@@ -75,7 +78,8 @@ def answer_certainty(
     For a value question, 1 when a quote for the question itself states the value, else `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, a list under its lead-in), or, when it judged none, the question's own
-    coverage score; never below `UNSURE_CERTAINTY`, and for a comparison at most `COMPARISON_CERTAINTY`.
+    coverage score; never below `UNSURE_CERTAINTY`, and for a comparison or a how-question at most
+    `READER_JUDGED_CERTAINTY`.
     Either way at most `UNCOVERED_CERTAINTY` when the reasoner does not count the question itself covered.
     """
     direct = direct_evidence(plan, evidence)
@@ -88,8 +92,8 @@ def answer_certainty(
     if found is not None:
         return min(ceiling, 1.0 if found else UNSURE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
-    if judged and _asked(question, plan).kind == "comparison":
-        ceiling = min(ceiling, COMPARISON_CERTAINTY)
+    if judged and _asked(question, plan).kind in READER_JUDGED:
+        ceiling = min(ceiling, READER_JUDGED_CERTAINTY)
     own = max(judged) if judged else (own_coverage.score if own_coverage else 0.0)
     return min(ceiling, max(UNSURE_CERTAINTY, min(1.0, own)))
 

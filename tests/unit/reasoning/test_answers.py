@@ -282,3 +282,13 @@ def test_a_lead_in_with_its_items_on_lines_of_their_own_is_the_list_asked_for() 
     assert answer_strength(asked, listed, question) == 1.0
     assert answer_strength(asked, inline, question) < 1.0
     assert answer_strength(asked, commands, question) < 1.0
+
+
+def test_worded_bounds_bound_figures_not_names() -> None:
+    """'from Fatal to Info' bounds names; a sentence with two stray figures beside it states no range of values."""
+    question = "What values can the log_level parameter be set to?"
+    asked = asked_for(question)
+    stray = "The levels from Fatal to Info are always logged; the suggested value was 2, and version 2 recommends 0."
+    assert answer_strength(asked, stray, question) < 1.0
+    assert answer_strength(asked, "The log level may be set to values from 1 to 4.", question) == 1.0
+    assert answer_strength(asked, "It takes a level between 0 and 4.", question) == 1.0

@@ -120,3 +120,14 @@ def test_a_contrasting_quote_never_makes_a_comparison_sure() -> None:
     judged = contrast.model_copy(update={"answer": 1.0})
     assert answer_certainty(question, plan, [judged], FULL) == 0.75
     assert answer_certainty(question, plan, [contrast], FULL) == 1.0
+
+
+def test_a_quote_giving_a_mechanism_never_makes_a_how_question_sure() -> None:
+    """'How does X decide ...?' is answered by a mechanism, and a sentence that gives one may give another than
+    the asked one: like a comparison, only a reader can tell, so the extractive reasoner's judgement stays under 80."""
+    question = "How does the daemon decide when to lengthen the interval between its polls?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    mechanism = _evidence("Under normal conditions the interval increases in steps to the default maximum.")
+    judged = mechanism.model_copy(update={"answer": 1.0})
+    assert answer_certainty(question, plan, [judged], FULL) == 0.75
+    assert answer_certainty(question, plan, [mechanism], FULL) == 1.0
