@@ -37,6 +37,13 @@ _YES_NO = re.compile(
 )
 _CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
+_CONDITION = re.compile(
+    r"^\s*(?:if|when|whenever|once|after|before|unless|while|assuming|suppose)\b[^?]*?,\s*"
+    r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
+    re.IGNORECASE,
+)
+"""A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
+ask nothing, so the question's clauses are counted after it."""
 _SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who|is|are|can|does|do)\s", re.I)
 _DEFAULT = re.compile(
     r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b"
@@ -239,8 +246,10 @@ def asked_for(question: str) -> Asked:
     """What `question` asks for, from its wording alone; nothing in particular for a question of several
     clauses ('What is the maximum depth and how can it be changed?')."""
     text = without_context(question)
-    first = _INTERROGATIVE.search(text)
-    if first is not None and _SECOND_CLAUSE.search(text, first.end()):
+    condition = _CONDITION.match(text)
+    asking = text[condition.end() :] if condition else text  # where the question's own words start
+    first = _INTERROGATIVE.search(asking)
+    if first is not None and _SECOND_CLAUSE.search(asking, first.end()):
         return Asked(None)
     acronym = _ACRONYM_QUESTION.search(text)
     if acronym is not None:
@@ -251,14 +260,14 @@ def asked_for(question: str) -> Asked:
         spelled = re.search(r"stands?\s+for|short\s+for|acronym|abbreviat|initialism", acronym.group(), re.I)
         if sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6):
             return Asked("expansion", word)
-    bare = _BARE_ACRONYM.match(text)
+    bare = _BARE_ACRONYM.match(asking)
     if bare is not None:
         return Asked("expansion", bare.group(1))
-    if _PROCEDURE.match(text):
+    if _PROCEDURE.match(asking):
         return Asked("procedure")
-    if _WHEN.match(text):
+    if _WHEN.match(asking):
         return Asked("date")
-    if _YES_NO.match(text):
+    if _YES_NO.match(asking):
         return Asked("yesno")  # 'Does httpd read .htaccess files by default?' asks yes or no, not for a value
     if _DEFAULT.search(text):
         return Asked("default")
@@ -266,17 +275,17 @@ def asked_for(question: str) -> Asked:
         return Asked("range")
     if _LIMIT.search(text) and not _COMPARISON.search(text):
         return Asked("limit")
-    how_much = _HOW_MUCH.search(text)
+    how_much = _HOW_MUCH.search(asking)
     if how_much and (first is None or how_much.start() <= first.start()):
         return Asked("number")  # not 'Which specifier adds a measure of how long the request took?'
 
-    listing = _LIST.search(text)
+    listing = _LIST.search(asking)
     compared = [m.group() for m in _COMPARISON.finditer(text)]
     if compared and not (listing and all(_SELECTING.fullmatch(word) for word in compared)):
         return Asked("comparison")
     if listing:
         return Asked("list")
-    if _DEFINITION.match(text):
+    if _DEFINITION.match(asking):
         return Asked("definition")
     if _EXPLANATION.search(text):
         return Asked("explanation")

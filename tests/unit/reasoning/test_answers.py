@@ -292,3 +292,13 @@ def test_worded_bounds_bound_figures_not_names() -> None:
     assert answer_strength(asked, stray, question) < 1.0
     assert answer_strength(asked, "The log level may be set to values from 1 to 4.", question) == 1.0
     assert answer_strength(asked, "It takes a level between 0 and 4.", question) == 1.0
+
+
+def test_a_leading_condition_asks_nothing_of_its_own() -> None:
+    """'If X is set ..., how long ...?' asks one thing: the verbs of its condition are not a clause of the question,
+    and 'When I press a key, how long ...?' asks for a duration, not a date."""
+    condition = "If the guests are shut down when the host goes down, how long does it wait unless I change it?"
+    assert asked_for(condition).kind == "default"
+    assert asked_for("When I press the first key, how long does the editor wait for the next one?").kind == "number"
+    assert asked_for("If the cache is full, what happens and how do I clear it?").kind is None
+    assert asked_for("When was the module added?").kind == "date"
