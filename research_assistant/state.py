@@ -125,7 +125,10 @@ class SearchTask(BaseModel):
     """Input of one fanned-out search task."""
 
     query: SearchQuery
-    limit: int
+    limit: int = Field(description="Results asked of the local corpus's search.")
+    api_limit: int | None = Field(
+        default=None, description="Results asked of a search API (web, news, academic); `limit` when None."
+    )
     source_types: list[SourceType] = Field(
         default_factory=list, description="Kinds of source the query's sub-question prefers; empty means any."
     )

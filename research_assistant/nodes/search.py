@@ -66,13 +66,29 @@ async def prepare_providers(state: ResearchState, runtime: Runtime[Context]) -> 
     return {"notices": notices}
 
 
+def api_results_wanted(context: Context) -> int:
+    """Results each query asks of a search API: the depth's number, or as many as the round may read if that is
+    more. The queries of one question often share an engine's best hits, so that each query's few first results
+    together name fewer pages than the round may read; the ones below them fill the round instead (APIs charge
+    per request, not per result, up to their ceiling), and rank fusion keeps them behind every query's best.
+    The local corpus keeps the depth's number: its search ranks every chunk, so documents that no query ranks
+    high are seldom about the question (reading them cost two of 106 offline answers)."""
+    return max(context.profile.results_per_query, context.source_limit)
+
+
 def dispatch_queries(state: ResearchState, runtime: Runtime[Context]) -> list[Send] | str:
     """One `run_query` task per query not run before in this research."""
     done = set(state.search_history)
     limit = runtime.context.profile.results_per_query
+    api_limit = api_results_wanted(runtime.context)
     preferred = {s.id: s.source_types for s in state.plan.sub_questions} if state.plan else {}
     tasks = [
-        Send("run_query", SearchTask(query=query, limit=limit, source_types=preferred.get(query.sub_question_id, [])))
+        Send(
+            "run_query",
+            SearchTask(
+                query=query, limit=limit, api_limit=api_limit, source_types=preferred.get(query.sub_question_id, [])
+            ),
+        )
         for query in state.pending_queries
         if normalize_query(query.text) not in done
     ]

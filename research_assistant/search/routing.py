@@ -102,13 +102,16 @@ async def cached_search(
     At most `RESEARCH_SEARCH_CONCURRENCY` searches per provider run at once: a deep research sends fifteen
     queries in one round, and APIs rate-limit bursts.
     """
-    if cache is None or SourceType.LOCAL in provider.source_types:
+    if SourceType.LOCAL in provider.source_types:
         return await provider.search(task.query.text, task.limit)
-    key = cache.key(provider.name, provider.source_types, task.query.text, task.limit)
+    wanted = task.api_limit or task.limit
+    if cache is None:
+        return await provider.search(task.query.text, wanted)
+    key = cache.key(provider.name, provider.source_types, task.query.text, wanted)
     cached = None if refresh else cache.get(key)
     if cached is not None:
         return cached
     async with limit(("search", provider.name), get_settings().search_concurrency):
-        results = await provider.search(task.query.text, task.limit)
+        results = await provider.search(task.query.text, wanted)
     cache.put(key, results)
     return results

@@ -185,3 +185,40 @@ def test_each_query_carries_the_kinds_of_source_its_sub_question_prefers() -> No
         ("tram fare", [SourceType.WIKI]),
         ("tram history", []),
     ]
+
+
+def test_each_query_asks_a_search_api_for_as_many_results_as_the_round_may_read() -> None:
+    """Queries of one question share an engine's best hits: each asks an API for enough to fill the round's
+    reading alone; the local corpus's search keeps the depth's number."""
+    from research_assistant.nodes.search import dispatch_queries
+    from research_assistant.state import ResearchState
+
+    plan = ResearchPlan(sub_questions=[SubQuestion(id="q1", text="fare")], min_sources=1, min_evidence_per_question=1)
+    state = ResearchState(
+        question="q", plan=plan, pending_queries=[SearchQuery(text="tram fare", sub_question_id="q1")]
+    )
+    for overrides, local, api in (
+        ({"depth": "quick"}, 4, 6),
+        ({"depth": "quick", "max_sources": 2}, 4, 4),
+        ({"max_sources": 9}, 5, 9),
+    ):
+        sends = dispatch_queries(state, Runtime(context=context_with(**overrides)))
+        assert isinstance(sends, list)
+        assert [(send.arg.limit, send.arg.api_limit) for send in sends] == [(local, api)]
+
+
+async def test_a_search_api_is_asked_for_its_own_number_of_results_and_the_local_corpus_for_the_depths() -> None:
+    docs = documents()
+    asked: dict[str, int] = {}
+
+    class Counting(FakeProvider):
+        async def search(self, query: str, limit: int) -> list[SearchResult]:
+            asked[self.name] = limit
+            return await super().search(query, limit)
+
+    task = TASK.model_copy(update={"api_limit": 6})
+    await run_query(
+        task,
+        Runtime(context=context_with(Counting(docs, name="tavily", source_types=WEB), Counting(docs, name="local"))),
+    )
+    assert asked == {"tavily": 6, "local": 3}
