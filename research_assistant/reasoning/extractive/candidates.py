@@ -213,6 +213,10 @@ _QUESTION_HEADING = re.compile(
     re.IGNORECASE,
 )
 """A heading that is a question, as FAQs and how-to guides write them."""
+_QUESTION_HEADING_MAX_WORDS = 16
+"""Questions make longer headings than titles do ('How can I save the result of each iteration in a loop into a
+separate file?'); a line of its own ending in a question mark is still a heading at that length."""
+_DECIMAL = re.compile(r"^[-+]?(?:\d*\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)$")
 _COPULA = re.compile(r"\s(?:is|are|was|were|means|stands for)\s")
 """A verb that makes a short lower-case line a statement ('slon is Russian for "elephant"'), not a term or title."""
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
@@ -234,8 +238,10 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     text = sentence.text.strip()
     if not _HEADING_START.match(text):
         return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
-    if _QUESTION_HEADING.match(text):
-        return len(text.split()) <= _HEADING_MAX_WORDS  # a FAQ's 'What is backscatter mail?'
+    if _QUESTION_HEADING.match(text):  # a FAQ's 'What is backscatter mail?', '7.32 How can I capture ...?'
+        return len(_SECTION_NUMBER.sub("", text).split()) <= _QUESTION_HEADING_MAX_WORDS
+    if _DECIMAL.match(text):
+        return False  # a program's output ('-1.110223e-16'), not an option's term line
     if text[:1].islower() and _COPULA.search(text):
         return False  # a sentence without its full stop ('slonik is Russian for "little elephant"'), not a title
     return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,:]$", text)

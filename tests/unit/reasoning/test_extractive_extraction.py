@@ -746,6 +746,25 @@ def test_a_question_heading_heads_its_section_and_the_naming_sentence_defines() 
     assert "This is called backscatter mail." in best.quote
 
 
+NUMBERED_FAQ = Passage(
+    source_id="s-rfaq",
+    title="R FAQ",
+    text=(
+        "[3,] 0.900000000000000022\n\n-1.110223e-16\n\n"
+        "7.32 How can I capture or ignore errors in a long simulation?\n\n"
+        "Use try(), which returns an object of class try-error instead of an error, or preferably tryCatch()."
+    ),
+)
+
+
+def test_a_long_numbered_question_heads_its_section_and_a_line_of_output_heads_nothing() -> None:
+    """FAQ headings are questions, often longer than titles; a decimal on a line of its own is a program's output."""
+    sections = {c.focal: c.section for c in candidates([NUMBERED_FAQ])}
+    assert sections[NUMBERED_FAQ.text.rsplit("\n\n", 1)[1]] == (
+        "How can I capture or ignore errors in a long simulation?"
+    )
+
+
 SETTINGS = Passage(
     source_id="s-settings",
     title="Write ahead log",
