@@ -10,8 +10,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import chromadb
+import httpx
 import pytest
 from pydantic import PrivateAttr
 from support.server_process import Server
@@ -163,3 +165,51 @@ def test_a_worker_that_searched_during_another_workers_write_finds_the_whole_pag
     assert len(reader.retrieve("When does the tram leave the depot?", 100)) == chunks
     restarted, _ = worker(tmp_path / "b", team)  # the same worker started again, with its saved BM25 index
     assert len(restarted.retrieve("When does the tram leave the depot?", 100)) == chunks
+
+
+def chroma_requests(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int]]:
+    """Every request Chroma's client makes from now on (it speaks HTTP through httpx): method, path and the size
+    of the answer."""
+    made: list[tuple[str, str, int]] = []
+    send = httpx.Client.send
+
+    def counted(self: httpx.Client, request: httpx.Request, *args: Any, **kwargs: Any) -> httpx.Response:
+        response = send(self, request, *args, **kwargs)
+        made.append((request.method, request.url.path, len(response.content)))
+        return response
+
+    monkeypatch.setattr(httpx.Client, "send", counted)
+    return made
+
+
+def test_what_a_web_run_asks_the_shared_repository_does_not_grow_with_the_other_sources_it_holds(
+    team: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A web run looks up, indexes and searches its own pages only: a per-run read of the whole collection (or of
+    every document's first chunk) would cost every run more CPU, in the worker and in the server, the more runs a
+    team has made."""
+    made = chroma_requests(monkeypatch)
+    question = "When did the trams return to service?"
+
+    def a_run(number: int) -> list[tuple[str, str, int]]:
+        """What a web run does with the repository, in a folder and a repository object of its own."""
+        repository, _ = worker(tmp_path / f"run-{number}", team)
+        pages = [page(number * 100 + k, f"The trams returned to service in 19{80 + k}. " * 12) for k in range(3)]
+        del made[:]
+        for document in pages:
+            assert repository.document_info([document.source_id]) == {}
+            repository.add_documents([document], f"run-{number}")
+        assert repository.retrieve(question, 4, source_ids=[document.source_id for document in pages])
+        return list(made)
+
+    a_run(1)  # the collection made, Chroma's client connected: as for a team's steady state
+    early = a_run(2)
+    others, _ = worker(tmp_path / "others", team)
+    others.add_documents(
+        [page(10_000 + n, f"Ferry timetable {n}: " + "the ferry leaves hourly. " * 80) for n in range(60)], "others"
+    )
+    late = a_run(3)
+
+    assert [(method, path) for method, path, _ in late] == [(method, path) for method, path, _ in early]
+    # The answers differ only in counters (the collection's size, its revisions), never by the others' chunks.
+    assert sum(size for _, _, size in late) < sum(size for _, _, size in early) + 200
