@@ -39,15 +39,39 @@ from research_assistant.web.fetched import FetchedPage, FetchError, PageFetcher
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Request, Route, WebSocketRoute
+    from playwright.async_api import Page as PlaywrightPage
 
 log = logging.getLogger(__name__)
 
 NO_BROWSER = "no browser available: install Chromium (apt-get install chromium) or set RESEARCH_CHROMIUM_PATH"
 PAGES_AT_ONCE = 2
 IDLE_WAIT = 3.0
-"""Most seconds to wait, after the load event, for the page's requests to settle."""
+"""Most seconds to wait, after the load event, for the page's requests, timers and text to settle."""
 QUIET = 0.25
 """Seconds without a request in flight that count as settled (Playwright's "networkidle" waits 0.5 s)."""
+PENDING_WORK = """(() => {
+  const pending = new Set(), set = window.setTimeout, clear = window.clearTimeout;
+  window.setTimeout = function (callback, delay, ...rest) {
+    if (typeof callback !== "function" || !(Number(delay || 0) <= LIMIT)) {
+      return set.call(this, callback, delay, ...rest);
+    }
+    const run = function () { pending.delete(id); return callback.apply(this, arguments); };
+    const id = set.call(this, run, delay, ...rest);
+    pending.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete(id); return clear.call(this, id); };
+  Object.defineProperty(window, "__researchPendingTimers", { value: () => pending.size });
+})();""".replace("LIMIT", f"{IDLE_WAIT * 1000:.0f}")
+"""Run before the page's own scripts: counts its pending short timers, work it will still do without a request.
+
+Only `setTimeout` up to `IDLE_WAIT` is counted; intervals and longer timers would never let a page settle.
+"""
+PAGE_STATE = """[
+  window.__researchPendingTimers ? window.__researchPendingTimers() : 0,
+  document.body ? document.body.innerText.length : 0,
+]"""
+"""The page's pending short timers and the length of its text, read once per poll of `_settle`."""
 LAUNCH_TIMEOUT = 30.0
 STOP_TIMEOUT = 5.0
 
@@ -209,6 +233,7 @@ class BrowserRenderer:
         try:
             await context.route("**/*", lambda route, request: self._answer(route, request, state))
             await context.route_web_socket("**/*", _refuse_socket)
+            await context.add_init_script(PENDING_WORK)
             page = await context.new_page()
             try:
                 await page.goto(main.final_url, wait_until="load", timeout=self._timeout * 1000)
@@ -216,7 +241,7 @@ class BrowserRenderer:
                 raise FetchError(f"rendering took longer than {self._timeout:g} s", retryable=True) from None
             except PlaywrightError as error:
                 raise FetchError(f"the page could not be rendered ({_error_text(error)})") from None
-            await _settle(state)
+            await _settle(state, page)
             html = await page.content()
             final_url = page.url
         finally:
@@ -252,7 +277,7 @@ class BrowserRenderer:
         except Exception:  # a request without a frame (a worker's): not the main document
             is_main = False
         state.in_flight += 1
-        try:
+        try:  # in flight until the browser has the answer, so the quiet time starts when the page can use it
             if is_main and not state.served_main and url == state.main.final_url:
                 state.served_main = True
                 fetched = state.main
@@ -260,31 +285,42 @@ class BrowserRenderer:
                 fetched = await self._fetcher.fetch(url, accept=None, check_robots=is_main)
                 if is_main:
                     state.main = fetched
+            content_type = fetched.content_type + (f"; charset={fetched.charset}" if fetched.charset else "")
+            with contextlib.suppress(Exception):  # the page may have closed while the fetch ran
+                await route.fulfill(status=fetched.status, headers={"content-type": content_type}, body=fetched.body)
         except FetchError as error:
             log.debug("render: %s refused: %s", url, error)
             await _abort(route, "failed")
-            return
         finally:
             state.in_flight -= 1
             state.last_activity = asyncio.get_running_loop().time()
-        content_type = fetched.content_type + (f"; charset={fetched.charset}" if fetched.charset else "")
-        with contextlib.suppress(Exception):  # the page may have closed while the fetch ran
-            await route.fulfill(status=fetched.status, headers={"content-type": content_type}, body=fetched.body)
 
 
-async def _settle(state: _Page) -> None:
-    """Wait until no request of the page has been in flight for `QUIET` seconds, at most `IDLE_WAIT` seconds.
+async def _settle(state: _Page, page: PlaywrightPage) -> None:
+    """Wait until the page is done building its text, at most `IDLE_WAIT` seconds.
 
-    Every request passes through `_answer`, which counts them, so this sees exactly what the page waits for;
-    a page that keeps polling never settles and is taken as it is when the wait runs out.
+    Done means: no request in flight for `QUIET` seconds (every request passes through `_answer`, which
+    counts them), no short timer pending, and the same text length in two polls `QUIET` apart. Network
+    quiet alone is not enough: a script runs after its last response, or after a timer, and on a loaded
+    machine that can be well after the network went quiet. A page that keeps polling or changing never
+    settles and is taken as it is when the wait runs out. A static page costs two reads and `QUIET` seconds.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + IDLE_WAIT
+    seen: object = None
     while loop.time() < deadline:
         quiet_for = loop.time() - state.last_activity
-        if state.in_flight == 0 and quiet_for >= QUIET:
+        if state.in_flight or quiet_for < QUIET:
+            await asyncio.sleep(QUIET - quiet_for if state.in_flight == 0 else QUIET / 5)
+            continue
+        try:
+            timers, text_length = await page.evaluate(PAGE_STATE)
+        except Exception:  # the page is navigating: its next document's requests and text are awaited too
+            timers, text_length = 1, None
+        if timers == 0 and text_length == seen:
             return
-        await asyncio.sleep(QUIET - quiet_for if state.in_flight == 0 else QUIET / 5)
+        seen = None if timers else text_length
+        await asyncio.sleep(QUIET)
 
 
 async def _abort(route: Route, reason: str) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from research_assistant.web.extract import extract_page
 from research_assistant.web.fetched import FetchedPage, FetchError, FetchRefused
-from research_assistant.web.render import BrowserRenderer, RenderUnavailable
+from research_assistant.web.render import IDLE_WAIT, BrowserRenderer, RenderUnavailable
 
 CHROMIUM = Path("/usr/bin/chromium")
 Test = TypeVar("Test", bound=Callable[..., Any])
@@ -231,6 +231,49 @@ async def test_the_browser_is_reused_and_at_most_two_pages_render_at_once() -> N
     assert fetcher.most_in_flight == 2
     assert launched is not None
     print(f"\nfirst render, with the launch: {first:.2f} s; five more: {five:.2f} s")
+
+
+LATE_SHELL = f"""<!DOCTYPE html><html><head><title>Depot history</title></head>
+<body><div id="root"></div><script src="{SITE}/static/late.js"></script></body></html>"""
+LATE_SCRIPT = """
+fetch("/api/depot.json")
+  .then((response) => response.json())
+  .then((data) => setTimeout(() => {
+    document.getElementById("root").innerHTML = data.paragraphs.map((p) => "<p>" + p + "</p>").join("");
+  }, 800));
+"""
+RESTLESS_SHELL = """<!DOCTYPE html><html><body><p id="clock">0</p><script>
+let ticks = 0;
+setInterval(() => { ticks += 1; document.getElementById("clock").textContent = "tick ".repeat(ticks); }, 100);
+</script></body></html>"""
+
+
+@needs_chromium
+async def test_text_a_script_writes_well_after_its_last_request_is_waited_for(
+    renderer: tuple[BrowserRenderer, DictFetcher],
+) -> None:
+    browser, fetcher = renderer
+    fetcher.pages[f"{SITE}/late"] = page(f"{SITE}/late", "text/html", LATE_SHELL)
+    fetcher.pages[f"{SITE}/static/late.js"] = page(f"{SITE}/static/late.js", "application/javascript", LATE_SCRIPT)
+
+    rendered = await browser.render(f"{SITE}/late")
+
+    assert PARAGRAPHS[1] in extract_page(rendered).text
+
+
+@needs_chromium
+async def test_a_page_that_never_stops_changing_is_taken_when_the_wait_runs_out(
+    renderer: tuple[BrowserRenderer, DictFetcher],
+) -> None:
+    browser, fetcher = renderer
+    fetcher.pages[f"{SITE}/clock"] = page(f"{SITE}/clock", "text/html", RESTLESS_SHELL)
+    await browser.render(f"{SITE}/depot")  # the launch, not timed
+
+    started = time.perf_counter()
+    rendered = await browser.render(f"{SITE}/clock")
+
+    assert b"tick" in rendered.body
+    assert time.perf_counter() - started < IDLE_WAIT + 5.0
 
 
 def render_in_new_loop(browser: BrowserRenderer, url: str) -> FetchedPage:
