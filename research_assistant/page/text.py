@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from research_assistant.report.citations import format_locator
 from research_assistant.report.locations import relative_path as corpus_path  # a corpus file's path, as exports show it
-from research_assistant.text.urls import is_linkable_url
+from research_assistant.text.urls import host_of, is_linkable_url
 
 
 def domain_of(locator: str) -> str:
     """The web site of an http(s) locator, without `www.`; "" for anything else."""
-    if not is_linkable_url(locator.strip()):
-        return ""
-    host = (urlsplit(locator.strip()).hostname or "").lower()
-    return host.removeprefix("www.")
+    return host_of(locator.strip()).removeprefix("www.") if is_linkable_url(locator.strip()) else ""
 
 
 def locator_markdown(locator: str, roots: list[Path]) -> str:
