@@ -11,13 +11,14 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from research_assistant.schemas import Notice, SearchResult, SourceType
+from research_assistant.text.spaces import collapse
 
 SNIPPET_CHARS = 300
 
 
 def trim_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     """Text on one line, cut at a word boundary to at most `limit` characters (plus an ellipsis)."""
-    flat = " ".join(text.split())
+    flat = collapse(text)
     if len(flat) <= limit:
         return flat
     cut = flat[:limit]
