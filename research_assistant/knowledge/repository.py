@@ -67,7 +67,7 @@ from research_assistant.damage import DamagedStore, chroma_remedy, naming
 from research_assistant.database import team_locks
 from research_assistant.knowledge import bm25_files
 from research_assistant.knowledge.chroma_client import configured_server, server_client
-from research_assistant.knowledge.chunk_records import StoredChunk, chunk_text, record
+from research_assistant.knowledge.chunk_records import DOCUMENT_KEYS, StoredChunk, chunk_text, record
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding, fusion_weight
@@ -458,12 +458,7 @@ class ResearchRepository:
             chunked = None
         vectors = chunked.vectors if chunked is not None and chunked.dim == self.hashing_dim else None
         made = chunked.pieces if chunked is not None else pieces(doc.text, self.chunk_size, self.chunk_overlap)
-        document = {
-            "locator": doc.locator,
-            "fetched_at": doc.fetched_at,
-            "run_id": run_id,
-            "content_hash": doc.content_hash,
-        }
+        document = {key: run_id if key == "run_id" else getattr(doc, key) for key in DOCUMENT_KEYS}
         for number, (start, text, reached) in enumerate(made):
             chunk = StoredChunk(
                 source_id=doc.source_id,
