@@ -11,7 +11,7 @@ from typing import Any
 
 from research_assistant.progress import MODEL_NODE, SourceOutcome
 from research_assistant.runs.records import EventKind, ModelCalls, RunMetrics, TraceEvent
-from research_assistant.schemas import ModelUsage, TokenUsage
+from research_assistant.schemas import ModelUsage, RoleUsage, TokenUsage
 from research_assistant.state import total_usage
 
 
@@ -31,8 +31,7 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
     """Time per node and per run (summed over resumes), sources by outcome, queries, evidence, confidence."""
     node_seconds: dict[str, float] = {}
     outcomes: dict[str, SourceOutcome] = {}
-    tokens: dict[str, TokenUsage] = {}
-    calls: dict[str, ModelCalls] = {}
+    traced = ModelUsage()
     elapsed, segment_start, last_at = 0.0, None, None
     for event in events:
         if event.kind is EventKind.RUN_START:
@@ -48,23 +47,13 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
             outcomes[event.source.source_id] = event.source
         elif (call := model_usage(event)) is not None:
             role, usage = call
-            used = tokens.get(role, TokenUsage())
-            tokens[role] = TokenUsage(
-                input_tokens=used.input_tokens + usage.input_tokens,
-                output_tokens=used.output_tokens + usage.output_tokens,
-                cost_usd=used.cost_usd + usage.cost_usd,
-            )
-            made = calls.get(role, ModelCalls())
-            calls[role] = ModelCalls(
-                calls=made.calls + 1,
-                cached=made.cached + int(event.counts.get("cached", 0)),
-                failed=made.failed + int(event.counts.get("failed", 0)),
-            )
+            cached, failed = int(event.counts.get("cached", 0)), int(event.counts.get("failed", 0))
+            made = RoleUsage(**usage.model_dump(), calls=1, cached=cached, failed=failed)
+            traced = traced + ModelUsage(roles={role: made})
         last_at = event.at
     if segment_start is not None and last_at is not None:
         elapsed += last_at - segment_start
-    if values.get("model_usage"):
-        tokens, calls = _by_role(total_usage(values["model_usage"]))
+    tokens, calls = _by_role(total_usage(values["model_usage"]) if values.get("model_usage") else traced)
     by_outcome = [outcome.outcome for outcome in outcomes.values()]
     return RunMetrics(
         elapsed_seconds=round(elapsed, 3),
@@ -83,9 +72,7 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
 
 
 def _by_role(spent: ModelUsage) -> tuple[dict[str, TokenUsage], dict[str, ModelCalls]]:
-    tokens = {
-        role: TokenUsage(input_tokens=u.input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd)
-        for role, u in spent.roles.items()
-    }
-    calls = {role: ModelCalls(calls=u.calls, cached=u.cached, failed=u.failed) for role, u in spent.roles.items()}
+    """`RunMetrics`' two views of each role's `RoleUsage`: its tokens and cost, and its calls."""
+    tokens = {role: TokenUsage(**u.model_dump(include=set(TokenUsage.model_fields))) for role, u in spent.roles.items()}
+    calls = {role: ModelCalls(**u.model_dump(include=set(ModelCalls.model_fields))) for role, u in spent.roles.items()}
     return tokens, calls
