@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from research_assistant.reasoning.confidence import answer_certainty, confidence_score, value_found
 from research_assistant.schemas import (
     Coverage,
@@ -111,23 +113,25 @@ def test_a_found_value_for_a_question_its_reasoner_counts_uncovered_is_not_sure(
     assert _score([ANSWER]) == 100.0
 
 
-def test_a_contrasting_quote_never_makes_a_comparison_sure() -> None:
-    """A sentence that contrasts states a difference, maybe not the one asked about: the extractive reasoner,
-    which judges its quotes, cannot tell, so its comparisons stay under 80; a model's judgement is its own."""
-    question = "What is the difference between a graceful restart and a normal restart?"
+@pytest.mark.parametrize(
+    ("question", "quote"),
+    [
+        (
+            "What is the difference between a graceful restart and a normal restart?",
+            "Unlike a normal restart, a graceful restart lets children finish their requests.",
+        ),
+        (
+            "How does the daemon decide when to lengthen the interval between its polls?",
+            "Under normal conditions the interval increases in steps to the default maximum.",
+        ),
+    ],
+)
+def test_a_judged_quote_never_makes_a_comparison_or_a_how_question_sure(question: str, quote: str) -> None:
+    """A sentence that contrasts states a difference, one that gives a mechanism states a mechanism, maybe not the
+    asked one: the extractive reasoner, which judges its quotes, cannot tell, so such reports stay under 80; a
+    model's judgement is its own."""
     plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
-    contrast = _evidence("Unlike a normal restart, a graceful restart lets children finish their requests.")
-    judged = contrast.model_copy(update={"answer": 1.0})
+    quoted = _evidence(quote)
+    judged = quoted.model_copy(update={"answer": 1.0})
     assert answer_certainty(question, plan, [judged], FULL) == 0.75
-    assert answer_certainty(question, plan, [contrast], FULL) == 1.0
-
-
-def test_a_quote_giving_a_mechanism_never_makes_a_how_question_sure() -> None:
-    """'How does X decide ...?' is answered by a mechanism, and a sentence that gives one may give another than
-    the asked one: like a comparison, only a reader can tell, so the extractive reasoner's judgement stays under 80."""
-    question = "How does the daemon decide when to lengthen the interval between its polls?"
-    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
-    mechanism = _evidence("Under normal conditions the interval increases in steps to the default maximum.")
-    judged = mechanism.model_copy(update={"answer": 1.0})
-    assert answer_certainty(question, plan, [judged], FULL) == 0.75
-    assert answer_certainty(question, plan, [mechanism], FULL) == 1.0
+    assert answer_certainty(question, plan, [quoted], FULL) == 1.0
