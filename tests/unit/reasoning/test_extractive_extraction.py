@@ -560,6 +560,12 @@ OTHER_FUNCTIONS = Passage(
 )
 
 
+def listed(passage: Passage, question: str) -> tuple[list[Candidate], dict[int, list[int]]]:
+    """The passage's candidates, and the items below each sentence that announces a list, all equally relevant."""
+    found = candidates([passage])
+    return found, list_items([passage], found, [0.5] * len(found), asked_types(question))
+
+
 def test_a_list_question_takes_the_items_under_the_sentence_that_announces_them() -> None:
     """The items of a list seldom repeat the words of a question about the list ('Executed before each prompt'
     does not say 'function'); the sentence that announces them does, and once it is taken its items follow."""
@@ -567,8 +573,7 @@ def test_a_list_question_takes_the_items_under_the_sentence_that_announces_them(
     evidence = extract(question, question, [HOOK_FUNCTIONS, OTHER_FUNCTIONS], limit=2)
     sections = [e.section for e in evidence]
     assert sections[:4] == ["Special Functions", "chpwd", "periodic", "precmd"]
-    found = candidates([HOOK_FUNCTIONS])
-    items = list_items([HOOK_FUNCTIONS], found, [0.5] * len(found), asked_types(question))
+    found, items = listed(HOOK_FUNCTIONS, question)
     intros = {found[j].focal: [found[i].heading for i in listed] for j, listed in items.items()}
     # 'For the functions below ...' announces a list of its own, so it is no item of the first.
     assert intros["Certain functions, if defined, have special meaning to the shell."] == [
@@ -986,8 +991,7 @@ def test_sections_of_other_shapes_below_a_lead_in_are_no_items_of_its_list() -> 
         "ALTERNATIVE Emulating cron with timers\n\nTimers can emulate part of cron's behaviour."
     )
     cron = Passage(source_id="s-cron", title="cron", text=text)
-    found = candidates([cron])
-    assert list_items([cron], found, [0.5] * len(found), asked_types("Which abbreviations does cron recognize?")) == {}
+    assert listed(cron, "Which abbreviations does cron recognize?")[1] == {}
 
 
 def test_a_sentence_with_its_items_on_lines_below_it_takes_no_entries_further_down_as_items() -> None:
@@ -997,10 +1001,7 @@ def test_a_sentence_with_its_items_on_lines_below_it_takes_no_entries_further_do
         "queued.\n\nsync_interval (integer)\n\nHow often a SYNC is checked for."
     )
     slon = Passage(source_id="s-slon", title="slon", text=text)
-    found = candidates([slon])
-    assert list_items([slon], found, [0.5] * len(found), asked_types("What log message levels can slon produce?")) == {}
+    assert listed(slon, "What log message levels can slon produce?")[1] == {}
     # Without its lines, the entries below are still its own entry's siblings, not the levels it speaks of.
     siblings = Passage(source_id="s-slon-2", title="slon", text=text.replace("Fatal\n\nError\n\nWarn\n\nInfo\n\n", ""))
-    found = candidates([siblings])
-    asked = asked_types("What log message levels can slon produce?")
-    assert list_items([siblings], found, [0.5] * len(found), asked) == {}
+    assert listed(siblings, "What log message levels can slon produce?")[1] == {}
