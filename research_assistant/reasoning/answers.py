@@ -44,6 +44,14 @@ _CONDITION = re.compile(
 )
 """A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
 ask nothing, so the question's clauses are counted after it."""
+_PREMISE = re.compile(
+    r"^\s*(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)[^?]*?[.;:]\s+"
+    r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
+    re.IGNORECASE,
+)
+"""A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
+'After a reboot HAProxy refuses to start ... yet. What is the proper fix?'): it sets the scene and asks nothing,
+so what is asked is read from the question after it."""
 _SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who|is|are|can|does|do)\s", re.I)
 _DEFAULT = re.compile(
     r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b"
@@ -102,7 +110,15 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _EXPLANATION = re.compile(r"^\s*(?:how|why)\b|\b(?:explain|mechanism|work|works|happen|happens)\b", re.IGNORECASE)
-_PROCEDURE = re.compile(r"^\s*how (?:do|can|should|would|could) (?:i|you|we|one)\b|^\s*how to\b", re.IGNORECASE)
+_PROCEDURE = re.compile(
+    r"^\s*how (?:do|can|should|would|could) (?:i|you|we|one)\b|^\s*how to\b"
+    r"|^\s*what(?:'s|’s|\s+is|\s+are)\s+(?:the\s+)?(?:\w+\s+)?(?:fix|fixes|solution|solutions|workaround|remedy|cure)\b"
+    r"|^\s*what\s+(?:do|should|must)\s+(?:i|you|we|one)\s+(?:have\s+to|need\s+to|)\s*"
+    r"(?:do|change|set|add|edit|configure|put|write|run|type)\b",
+    re.IGNORECASE,
+)
+"""'How do I ...?', and what asks for the steps as a thing: 'What is the proper fix?', 'What do I have to change
+in my configuration?'."""
 
 _VALUE_TOKEN = re.compile(
     r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
@@ -242,12 +258,18 @@ def without_context(question: str) -> str:
     return _CONTEXT_PREFIX.sub("", without_framing(question))
 
 
+def asking_part(question: str) -> str:
+    """Where the question's own words start: after a leading context phrase, condition or premise."""
+    text = without_context(question)
+    lead = _CONDITION.match(text) or _PREMISE.match(text)
+    return text[lead.end() :] if lead else text
+
+
 def asked_for(question: str) -> Asked:
     """What `question` asks for, from its wording alone; nothing in particular for a question of several
     clauses ('What is the maximum depth and how can it be changed?')."""
     text = without_context(question)
-    condition = _CONDITION.match(text)
-    asking = text[condition.end() :] if condition else text  # where the question's own words start
+    asking = asking_part(question)
     first = _INTERROGATIVE.search(asking)
     if first is not None and _SECOND_CLAUSE.search(asking, first.end()):
         return Asked(None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from research_assistant.reasoning.answers import asked_for, without_framing
+from research_assistant.reasoning.answers import asked_for, asking_part, without_framing
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, DOMAINS, NUMERIC_CUES, RECENCY_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType
@@ -54,13 +54,15 @@ _LIST_WORDS = frozenset(
 
 
 def classify(question: str) -> QueryType:
-    """The query type by ordered rules: comparative, causal, procedural, definitional/factual, exploratory."""
-    q = " ".join(question.lower().split())
-    if _COMPARATIVE.search(q) or _CHOICE.search(_NO_CHOICE.sub("", q)):
+    """The query type by ordered rules: comparative, causal, procedural, definitional/factual, exploratory.
+    A statement leading the question only sets the scene: the type is read from the question after it."""
+    whole = " ".join(question.lower().split())
+    q = " ".join(asking_part(question).lower().split())
+    if _COMPARATIVE.search(whole) or _CHOICE.search(_NO_CHOICE.sub("", q)):
         return QueryType.COMPARATIVE
     if _CAUSAL.search(q):
         return QueryType.CAUSAL
-    if _PROCEDURAL.search(q):
+    if _PROCEDURAL.search(q) or asked_for(question).kind == "procedure":
         return QueryType.PROCEDURAL
     if any(cue in q for cue in NUMERIC_CUES):
         return QueryType.FACTUAL
@@ -105,7 +107,7 @@ _WHAT_DOES_IT_DO = re.compile(r"^what (?:does|do|did) .+ (?:do|does|mean|return)
 
 def expected_answer(question: str) -> str | None:
     """What shape a direct answer takes: 'number', 'date', 'person', 'place', 'definition' or None."""
-    q = " ".join(question.lower().split())
+    q = " ".join(asking_part(question).lower().split())
     query_type = classify(question)
     if query_type is QueryType.DEFINITIONAL or _WHAT_DOES_IT_DO.match(q):
         return "definition"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from research_assistant.context import DepthProfile
+from research_assistant.reasoning.answers import asking_part
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.slots import (
     VERB_PHRASE,
@@ -61,11 +62,12 @@ def _redundant(text: str, kept: str) -> bool:
 
 def _templates(question: str, analysis: QueryAnalysis) -> tuple[Template, ...]:
     kind = analysis.query_type
-    if kind is QueryType.PROCEDURAL and not VERB_PHRASE.match(question):
+    asking = asking_part(question)
+    if kind is QueryType.PROCEDURAL and not VERB_PHRASE.match(asking):
         return NOUN_PROCEDURAL
     if kind is QueryType.CAUSAL and cause_and_effect(question):
         return CAUSE_EFFECT
-    if kind is QueryType.EXPLORATORY and _HOW.match(question):
+    if kind is QueryType.EXPLORATORY and _HOW.match(asking):
         return MECHANISM
     return TEMPLATES[kind.value]
 

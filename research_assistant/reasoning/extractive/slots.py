@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.reasoning.answers import without_framing
+from research_assistant.reasoning.answers import asking_part, without_framing
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.schemas import QueryAnalysis, QueryType
 from research_assistant.text.spaces import collapse
@@ -23,7 +23,7 @@ _ASPECT_OF = re.compile(
     re.IGNORECASE,
 )
 _NOUN_PHRASE = re.compile(
-    r"^\s*(?:what (?:is|are|was|were)|define|(?:the )?(?:definition|meaning) of)\s+(.+?)[?.!]*$|"
+    r"^\s*(?:what (?:is|are|was|were)(?: meant by)?|define|(?:the )?(?:definition|meaning) of)\s+(.+?)[?.!]*$|"
     r"^\s*what does (.+?) mean\b|"
     r"^\s*how (?:does|do|did|can|could|would|will) (.+?) (?:work|function|operate|behave|handle|deal|manage|"
     r"interact|happen|decide|choose|determine|store|keep|ensure|prevent|avoid|support|implement|achieve|perform|"
@@ -34,8 +34,11 @@ _NOUN_PHRASE = re.compile(
 question writes it."""
 _CLAUSE = re.compile(r",|\s(?:instead of|rather than|compared (?:to|with)|as opposed to|so that|when|if)\s", re.I)
 """Where a clause that qualifies the noun phrase begins."""
-_NOT_A_NOUN_PHRASE = re.compile(r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did)\b", re.I)
+_NOT_A_NOUN_PHRASE = re.compile(
+    r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did|it|they|we|you|i)\b", re.I
+)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_POINTS_BACK = re.compile(r"^(?:this|that|these|those|it|they|them)\b", re.IGNORECASE)
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)
 """'How do I X?', 'How to X': X is a verb phrase in its base form ('configure git to sign commits')."""
 _PAIR_PATTERNS = (
@@ -98,9 +101,10 @@ def _noun_phrase(question: str) -> str:
     match = _NOUN_PHRASE.match(question.strip())
     if match is None:
         return ""
-    phrase = next(g for g in match.groups() if g).strip(" \"'“”`")
-    phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", phrase))
-    phrase = _CLAUSE.split(phrase, maxsplit=1)[0]  # 'the drawbacks of loading X instead of Y' -> 'loading X'
+    phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", next(g for g in match.groups() if g).strip()))
+    phrase = _CLAUSE.split(phrase, maxsplit=1)[0].strip(" \"'“”`")  # 'the drawbacks of X instead of Y' -> 'X'
+    if _POINTS_BACK.match(phrase):
+        return ""  # 'What does that event mean?' after a premise: the name stands in the premise
     return phrase if 0 < len(phrase.split()) <= 8 and not _NOT_A_NOUN_PHRASE.search(phrase) else ""
 
 
@@ -117,7 +121,7 @@ def topic_of(question: str, analysis: QueryAnalysis) -> str:
         if len(k.split()) <= 3 and re.search(rf"\b(?:the|a|an)\s+{re.escape(k)}(?!\w)", question, re.IGNORECASE)
     ]
     candidates = (
-        _noun_phrase(question),
+        _noun_phrase(asking_part(question)),
         *(e for e in entities if " " in e),
         *named[:1],
         *after_article,
@@ -145,7 +149,7 @@ def plan_slots(question: str, analysis: QueryAnalysis) -> dict[str, str]:
         if w.lower() not in FRAMING_WORDS
     )
     x, y = cause_and_effect(question) or (topic, "")
-    verb_phrase = VERB_PHRASE.match(question)
+    verb_phrase = VERB_PHRASE.match(asking_part(question))
     return {
         **{"q": collapse(without_framing(question)), "t": topic, "e": entity, "k": " ".join(phrases[:4]) or topic},
         **{"a": a, "b": b, "c": context, "x": x, "y": y, "s": verb_phrase.group(1).strip() if verb_phrase else topic},

@@ -302,3 +302,15 @@ def test_a_leading_condition_asks_nothing_of_its_own() -> None:
     assert asked_for("When I press the first key, how long does the editor wait for the next one?").kind == "number"
     assert asked_for("If the cache is full, what happens and how do I clear it?").kind is None
     assert asked_for("When was the module added?").kind == "date"
+
+
+def test_a_leading_statement_sets_the_scene_and_asks_nothing() -> None:
+    """'X happens; how do I ...?' and 'X happens. What is the fix?' ask for steps: the statement before the
+    question is read as a scene, not as a clause of the question."""
+    assert asked_for("udev doesn't log enough to debug a rule; how do I make it more verbose?").kind == "procedure"
+    fix = "After a reboot the proxy refuses to start because its address is not up yet. What is the proper fix?"
+    assert asked_for(fix).kind == "procedure"
+    assert asked_for("I want my client to use NTS. What do I have to change in my configuration?").kind == "procedure"
+    assert asked_for("My log shows a panic_stop event. What does that event mean?").kind == "definition"
+    assert asked_for("My disk is on a Gluster volume. Which port does it use by default?").kind == "default"
+    assert asked_for("What is a handler? How is it used?").kind == "definition"  # a question first: no scene

@@ -34,6 +34,10 @@ def test_factual_question_about_a_default_value() -> None:
         ("Why did the Roman Empire fall?", QueryType.CAUSAL),
         ("What is the impact of caffeine on sleep quality?", QueryType.CAUSAL),
         ("How do I install packages with pip in a virtual environment?", QueryType.PROCEDURAL),
+        # A statement before the question sets the scene; the type is read from the question after it.
+        ("udev doesn't log enough to debug a rule; how do I make it more verbose?", QueryType.PROCEDURAL),
+        ("The proxy fails to bind after a reboot. What is the proper fix?", QueryType.PROCEDURAL),
+        ("In Git terminology, what is an evil merge?", QueryType.DEFINITIONAL),
         ("What is the GIL?", QueryType.DEFINITIONAL),
         ('What does "idempotent" mean in HTTP?', QueryType.DEFINITIONAL),
         ("Define eventual consistency.", QueryType.DEFINITIONAL),
@@ -79,6 +83,8 @@ def test_expected_answer_shapes() -> None:
     assert expected_answer("Who founded the Bank of England?") == "person"
     assert expected_answer("What is the GIL?") == "definition"
     assert expected_answer("How do I increase the recursion limit?") is None
+    # A leading condition is no question of time: this asks for a number.
+    assert expected_answer("When the cache fills up, how many entries are dropped?") == "number"
 
 
 def test_analysis_is_deterministic() -> None:

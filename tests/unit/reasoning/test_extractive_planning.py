@@ -90,6 +90,12 @@ def test_a_how_to_question_asks_for_steps_and_requirements() -> None:
     assert "Requirements before you install packages with pip in a virtual environment" in texts
 
 
+def test_a_how_to_question_after_a_statement_asks_for_steps() -> None:
+    question = "Our monitoring probes the proxy every few seconds and floods the logs. How can I keep those checks out?"
+    plan = build_plan(question, analyze_question(question), PROFILES[Depth.DEEP])
+    assert "Steps to keep those checks out" in [sq.text for sq in plan.sub_questions]
+
+
 def test_planning_is_deterministic() -> None:
     question = "Why did the Roman Empire fall?"
     profile = PROFILES[Depth.DEEP]
@@ -351,6 +357,10 @@ def test_the_topic_is_a_phrase_the_question_writes() -> None:
         ("How does Apache's event MPM deal with keep-alive connections?", "Apache's event MPM"),
         # The name the top keyword holds, not the first name written ('Unix' only sets the scene).
         ("On Unix, which MPMs can Apache httpd be built with by default?", "Apache"),
+        ('In Git terminology, what is an "evil merge"?', "evil merge"),
+        ("In SQLite, what is meant by the type affinity of a column?", "type affinity of a column"),
+        # 'that event' points back to the statement before the question, which names it.
+        ("My ntpd log shows a panic_stop system event. What does that event mean?", "panic_stop system event"),
     ]:
         assert topic_of(question, analyze_question(question)) == topic
 
