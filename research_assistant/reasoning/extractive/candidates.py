@@ -118,7 +118,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             section = section if after_heading and run <= _SECTION_RUN else heading
             under_heading = True
             continue
-        if not is_informative(sentence.text):
+        if not is_informative(sentence.text) or _is_code_comment(text, sentence, previous, following):
             continue
         if sentence.start == body_start and sentence.text[:1].islower():
             continue  # starts mid-sentence: the chunk began inside it
@@ -132,6 +132,25 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             add(start, end, focal, heading, lead, sentence.end)
         lead = False
     return found
+
+
+_COMMENT_MARK = re.compile(r"^\s*(?:#|//)\s*$")
+_CODE_LINE_END = re.compile(r"[{};]\s*$")
+
+
+def _is_code_comment(text: str, sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
+    """Whether the sentence is a comment line of a code example ('sub vcl_backend_response {' / '# Keep the response
+    in cache for 4 hours if the response has' / 'set beresp.keep = 4h;'): it explains that example, not the
+    product, and is often cut across lines."""
+    if not _COMMENT_MARK.match(text[text.rfind("\n", 0, sentence.start) + 1 : sentence.start]):
+        return False
+    before = previous is not None and _code_line(previous.text, text[previous.end : sentence.start])
+    return before or (following is not None and _code_line(following.text, text[sentence.end : following.start]))
+
+
+def _code_line(line: str, gap: str) -> bool:
+    """Whether `line`, `gap` away from a sentence, is code of the same block (no blank line between)."""
+    return "\n\n" not in gap and (looks_like_code(line) or bool(_CODE_LINE_END.search(line)))
 
 
 _PAIR_MAX_CHARS = 520

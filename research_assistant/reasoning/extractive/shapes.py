@@ -34,6 +34,16 @@ _INSTRUCTION = re.compile(
     r"open|create|add|enable|configure|select|with the|by calling|by setting)\b",
     re.IGNORECASE,
 )
+_IMPERATIVE = re.compile(
+    r"^(?:(?:to|if you want to|in order to)\s[^,.;:]{3,80},\s*)?(?:then\s+|simply\s+|just\s+)?"
+    r"(?:add|append|prepend|set|use|run|edit|put|insert|call|pass|specify|enable|disable|configure|create|install|"
+    r"type|click|open|select|include|change|remove|delete|replace|restart|reload|start|stop|load|define|write|"
+    r"mount|invoke|execute|issue|give|supply|place|uncomment|comment out)\s",
+    re.IGNORECASE,
+)
+"""A sentence that tells the reader what to do, first thing ('Append the keyword nts to the end of your server
+lines.', 'To see more, run udevadm ...'): the step itself, where a sentence merely mentioning an instruction word
+describes."""
 _CODE_TOKEN = re.compile(r"\b[A-Za-z_][\w.]*\(\w*\)|`[^`]+`|\b\w+\.\w+\.\w+\b|--\w")
 _TITLE_CASE = re.compile(r"^(?:[A-Z][\w'-]*\s+)+[A-Z][\w'-]*$")
 _STANDARD = re.compile(STANDARD_NAME, re.IGNORECASE)
@@ -74,7 +84,8 @@ def shape_bonus(
     terms that tell a comparison's two sides apart, when the question names them."""
     if kind == "procedure":
         code = 0.04 if _CODE_TOKEN.search(quote) else 0.0
-        return (0.08 if _INSTRUCTION.search(quote) else 0.0) + code
+        told = 0.08 if _IMPERATIVE.match(quote.lstrip()) else 0.0
+        return (0.08 if _INSTRUCTION.search(quote) else 0.0) + told + code
     if kind == "comparison":
         if all(sides):  # a contrast names both sides, not two words of one ('restart' and 'httpd')
             both = all(any(t in present for t in side) for side in sides)

@@ -19,6 +19,7 @@ from research_assistant.reasoning.extractive.scoring import (
     key_fit,
     score_candidates,
 )
+from research_assistant.reasoning.extractive.shapes import shape_bonus
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -1005,3 +1006,26 @@ def test_a_sentence_with_its_items_on_lines_below_it_takes_no_entries_further_do
     # Without its lines, the entries below are still its own entry's siblings, not the levels it speaks of.
     siblings = Passage(source_id="s-slon-2", title="slon", text=text.replace("Fatal\n\nError\n\nWarn\n\nInfo\n\n", ""))
     assert listed(siblings, "What log message levels can slon produce?")[1] == {}
+
+
+def test_a_comment_line_of_a_code_example_is_no_candidate() -> None:
+    """'# Keep the response in cache for 4 hours if the response has' explains the example, not the product (and
+    is cut across its lines); a heading marked with '#' over prose still heads it."""
+    text = (
+        "You can keep an object for validation by setting beresp.keep in vcl_backend_response:\n\n"
+        "sub vcl_backend_response {\n  # Keep the response in cache for 4 hours if the response has\n"
+        "  # validating headers.\n  if (beresp.http.ETag) {\n    set beresp.keep = 4h;\n  }\n}\n\n"
+        "A stale object is not removed from the cache for the duration of beresp.keep.\n\n"
+        "# Installing\n\nRun the installer to set up the service on your machine."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    assert not any("4 hours" in c.quote for c in found)
+    assert any(c.heading == "Installing" and c.quote.startswith("Run the installer") for c in found)
+
+
+def test_a_sentence_that_tells_what_to_do_is_the_shape_of_a_step() -> None:
+    question = "I want my client to use NTS. What do I have to change in my configuration?"
+    step = shape_bonus("procedure", "Append the keyword nts to the end of your server lines.", question, [], set())
+    told = shape_bonus("procedure", "To see more, run udevadm control --log-priority=info.", question, [], set())
+    described = shape_bonus("procedure", "As of August 2022, the following servers should work:", question, [], set())
+    assert step > described and told > described
