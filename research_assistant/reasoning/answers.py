@@ -59,11 +59,16 @@ _DEFAULT = re.compile(
     r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying|changing)\b"
     r"|\b(?:(?:if|when) (?:i|you|we|one) (?:do(?:n't|n’t| not)|never)|unless (?:i|you|we|one)) (?:change|set|configure|"
     r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b"
-    r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b",
+    r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b"
+    r"|\b(?:leave|leaving|left)\b[^?.;]{0,40}\b(?:empty|blank|unset)\b"
+    r"|\bif neither\b[^?]{0,80}\bnor\b[^?]{0,60}\b(?:says?|sets?|specif(?:y|ies)|gives?|assigns?|provides?|"
+    r"defines?|configures?|chooses?|picks?)\b",
     re.I,
 )
 """'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'How often does it
-check, if I don't change the setting?', 'If I turn on health checks and don't set an interval, how often ...?'"""
+check, if I don't change the setting?', 'If I turn on health checks and don't set an interval, how often ...?', 'If
+neither the headers nor my configuration say how long, how long ...?', 'I leave the port field empty. Which port
+...?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
@@ -208,6 +213,13 @@ _MEASURED = re.compile(
     r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)",
     re.IGNORECASE,
 )
+_UNIT_COUNT = re.compile(
+    r"\bhow\s+many\s+(?:bytes|bits|octets|characters|chars|digits)\s+"
+    r"(?:does|do|did|can|could|will|would|should|must)\s+(?:(?:the|a|an|each|every)\s+)?(?P<thing>[^?,]+)",
+    re.IGNORECASE,
+)
+"""'How many bytes does the message length field take?': a size in units, of the thing the verb's subject names (a
+duration's verb names an actor instead: 'How many seconds does the server wait?' measures the wait)."""
 _PHRASE_END = re.compile(
     r"\s(?:at|in|on|of|for|before|after|when|within|by|from|to|into|than|that|which|can|could|may|must|"
     r"should|will|would|is|are|be|been|does|do|has|have)\s",
@@ -325,7 +337,13 @@ def _shows_commands(text: str) -> bool:
 def measured_subject(question: str) -> list[str]:
     """The terms of what a figure question measures: 'How large is the database file header at the beginning
     of ...' -> database, file, header; 'What is the period of the Mersenne Twister generator?' -> mersenn,
-    twister, generat. Up to the first preposition or verb, at most the last three terms."""
+    twister, generat; 'How many bytes does the message length field take?' -> messag, length, field (bytes
+    are the unit, not the thing). Up to the first preposition or verb, at most the last three terms."""
+    unit = _UNIT_COUNT.search(question)
+    if unit is not None:
+        end = _PHRASE_END.search(f" {unit.group('thing')} ")
+        thing = f" {unit.group('thing')} "[: end.start() if end else None].split()
+        return content_terms(" ".join(thing[:-1]))[-_MEASURED_MAX_TERMS:]  # without its verb ('take')
     match = _MEASURED.search(question)
     if match is None:
         return []
@@ -438,6 +456,14 @@ def _spells(letters: str, words: list[str]) -> int:
         return 0
 
     return match(0, 0)
+
+
+def spelled_by(acronym: str, phrase: str) -> bool:
+    """Whether the words of `phrase`, all of them, spell `acronym` by their initials ('Dynamic Shared Object' for
+    'DSO', 'write-ahead log' for 'WAL')."""
+    letters = "".join(c.lower() for c in acronym if c.isalpha())
+    words = [part for _, part in _initials(phrase)]
+    return len(letters) >= 2 and len(words) >= 2 and _spells(letters, words) == len(words)
 
 
 def _in_order(letters: str, word: str) -> bool:
@@ -585,7 +611,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
     if kind == "number":
         if any(n not in ("0", "1") for n in new_numbers):
-            if _HOW_MANY.search(question):
+            if _HOW_MANY.search(question) and not _UNIT_COUNT.search(question):
                 return 1.0 if counts_asked_thing(question, text) else 0.7
             return _measures_asked_thing(question, text)
         return 0.6 if _LIST_SHAPE.search(text) else 0.4 if new_numbers else 0.0  # a list can be counted

@@ -40,6 +40,7 @@ from research_assistant.reasoning.answers import (
     states_setting_value,
     without_context,
 )
+from research_assistant.reasoning.extractive.aliases import acronym_aliases, with_aliases
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line
 from research_assistant.reasoning.extractive.query import Concept, build_query
@@ -230,7 +231,8 @@ def candidate_features(
     excluded = names_in(aside.group(1)) if aside else set()
     names = (names_in(sub_question.text) | letter_names(sub_question.text)) - excluded
     query_vector = embedder.vector(query.text)
-    terms = [_with_identifier_matches(terms_of(c.quote), list(query.expanded)) for c in found]
+    aliases = acronym_aliases(f"{passage.title}\n{passage.text}" for passage in passages)
+    terms = [with_aliases(_with_identifier_matches(terms_of(c.quote), list(query.expanded)), aliases) for c in found]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
     # subject a document names once still counts for the sentences that state facts about it.
     described = entry_descriptions(passages, found)
@@ -288,7 +290,7 @@ def candidate_features(
         # Anything under a heading or term line is about what it names ('PYTHONHASHSEED' / 'The integer must
         # be ...'), so a sentence that leaves its subject to the heading may still be evidence; so is a row
         # keyed by a name too short to be a search term ('%W | week of year: 00-53').
-        if not keyed[0] and not any(t in present or t in heading for t in query.required):
+        if not keyed[0] and not any(_held(t, present | heading) for t in query.required):
             features.append(None)
             continue
         titled = f"{passages[candidate.passage_index].title}. {candidate.heading}. {described[i]} {candidate.focal}"

@@ -121,6 +121,17 @@ def test_a_figure_of_something_other_than_the_measured_thing_answers_less() -> N
     assert tied == 1.0 > other
 
 
+def test_a_size_in_bytes_is_the_size_of_the_verbs_subject() -> None:
+    """'How many bytes does the message length field take?' measures the field: two bytes of the payload's
+    length are another thing's size."""
+    question = "In the control packets, how many bytes does the message length field take?"
+    assert measured_subject(question) == ["messag", "length", "field"]
+    asked = asked_for(question)
+    other = answer_strength(asked, "Payload length + 2 bytes for control number and command.", question)
+    own = answer_strength(asked, "The message length field takes 3 bytes, in network order.", question)
+    assert own == 1.0 > other
+
+
 def test_a_figure_that_says_it_measures_something_else_is_not_the_asked_measure() -> None:
     question = "How large is the database file header?"
     asked = asked_for(question)
@@ -314,3 +325,9 @@ def test_a_leading_statement_sets_the_scene_and_asks_nothing() -> None:
     assert asked_for("My log shows a panic_stop event. What does that event mean?").kind == "definition"
     assert asked_for("My disk is on a Gluster volume. Which port does it use by default?").kind == "default"
     assert asked_for("What is a handler? How is it used?").kind == "definition"  # a question first: no scene
+
+
+def test_what_happens_when_nothing_says_otherwise_is_a_default() -> None:
+    question = "If neither the backend's headers nor my VCL say how long to keep a response, how long is it cached?"
+    assert asked_for(question).kind == "default"
+    assert asked_for("I leave the port field empty. Which port will it try on the remote host?").kind == "default"
