@@ -123,5 +123,11 @@ def make_embedding(name: str) -> HashingEmbedding | BaseEmbedding:
     if name == "chroma-onnx":
         from research_assistant.knowledge.onnx_embedding import ChromaOnnxEmbedding
 
-        return ChromaOnnxEmbedding()
+        try:
+            return ChromaOnnxEmbedding()
+        except Exception as error:  # its model is downloaded on first use: offline, that fails
+            raise EmbeddingUnavailable(
+                f"embedding model 'chroma-onnx' is not available ({type(error).__name__}: {error}); "
+                "set RESEARCH_EMBEDDING=hashing to work offline"
+            ) from None
     return HashingEmbedding()

@@ -1,29 +1,21 @@
-"""Chroma's ONNX sentence embedding as a LlamaIndex embedding. Imported only when the 'chroma-onnx' embedding is
-chosen."""
+"""Chroma's ONNX sentence embedding. Imported only when the 'chroma-onnx' embedding is chosen."""
 
 from __future__ import annotations
 
 from llama_index.core.embeddings import BaseEmbedding
 
-from research_assistant.knowledge.embeddings import EmbeddingUnavailable
-
 
 class ChromaOnnxEmbedding(BaseEmbedding):
     """Chroma's ONNX all-MiniLM-L6-v2 sentence embedding: semantic, but its model is downloaded on first
-    use (to ~/.cache/chroma), so it works only where that download succeeded once."""
+    use (to ~/.cache/chroma), so it works only where that download succeeded once; where it did not, making
+    one raises."""
 
     def __init__(self) -> None:
         super().__init__(model_name="chroma-onnx-all-MiniLM-L6-v2")
         from chromadb.utils.embedding_functions import ONNXMiniLM_L6_V2
 
         self._function = ONNXMiniLM_L6_V2()
-        try:
-            self._function(["probe"])  # loads the model, downloading it if it is not there yet
-        except Exception as error:
-            raise EmbeddingUnavailable(
-                f"embedding model 'chroma-onnx' is not available ({type(error).__name__}: {error}); "
-                "set RESEARCH_EMBEDDING=hashing to work offline"
-            ) from None
+        self._function(["probe"])  # loads the model, downloading it if it is not there yet
 
     @classmethod
     def class_name(cls) -> str:
