@@ -221,18 +221,17 @@ class _ReaderWhenReady:
 
 
 class _EmbeddingWhenNeeded:
-    """`embed(text)` by the configured embedding model, loaded on first use: loading it may import LlamaIndex
-    (any model but the hashing one), which analysis and planning never need."""
+    """The configured embedding model's document vectors, the model loaded on first use: loading it may import
+    Chroma's ONNX runtime or Google's client (any model but the hashing one), which analysis and planning never
+    need."""
 
     def __init__(self, model: Deferred[Embedding]) -> None:
         self._model = model
         self._embed: Callable[[str], list[float]] | None = None
 
-    def embed(self, text: str) -> list[float]:
+    def get_text_embedding(self, text: str) -> list[float]:
         if self._embed is None:
-            model = self._model.get()
-            embed = getattr(model, "embed", None)  # HashingEmbedding's, without the batch bookkeeping
-            self._embed = embed if callable(embed) else model.get_text_embedding
+            self._embed = self._model.get().get_text_embedding
         return self._embed(text)
 
 

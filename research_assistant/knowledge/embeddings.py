@@ -3,14 +3,14 @@
 The offline default is a feature-hashing embedding: deterministic, instant,
 and needing no download. It captures lexical similarity (stemmed words, word
 pairs and character n-grams), which together with BM25 gives useful hybrid
-retrieval. It is a model of its own, not a LlamaIndex `BaseEmbedding`: making
-one of those loads LlamaIndex's global settings, and with them all of
-LlamaIndex (chat engines, agents, SQLAlchemy), about a second of CPU per
-process, for callbacks nothing listens to. Other models (`chroma-onnx`,
-`gemini`) plug in through LlamaIndex's `BaseEmbedding`, imported only when
-chosen; both kinds offer what the repository asks of an `Embedding`. The
-model's `model_name` is recorded with the collection so vectors from different
-models never mix.
+retrieval. The other models, Chroma's ONNX sentence model (`chroma-onnx`) and
+Gemini's (`gemini`), are imported only when chosen. None is a LlamaIndex
+`BaseEmbedding`: nothing here uses LlamaIndex's embedding machinery, and making
+one loads LlamaIndex's global settings, and with them all of LlamaIndex (chat
+engines, agents, SQLAlchemy), about a second of CPU per process, for callbacks
+nothing listens to. Each offers what the repository asks of an `Embedding`.
+The model's `model_name` is recorded with the collection so vectors from
+different models never mix.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from research_assistant.knowledge.hashing import hashing_vector
 
 if TYPE_CHECKING:
     import numpy as np
-    from llama_index.core.embeddings import BaseEmbedding
 
 _VECTORS_KEPT = 2048
-"""Texts whose vectors `HashingEmbedding.embed` keeps per process (about 4 KB each): the sentences a run compares
-(about 80 in a quick run) come back when a question is asked again over the same sources."""
+"""Texts whose vectors `HashingEmbedding.get_text_embedding` keeps per process (about 4 KB each): the sentences a
+run compares (about 80 in a quick run) come back when a question is asked again over the same sources."""
 
 
 @lru_cache(maxsize=_VECTORS_KEPT)
@@ -39,7 +38,8 @@ def _kept_vector(text: str, dim: int) -> np.ndarray:
 
 
 class Embedding(Protocol):
-    """What the repository asks of an embedding model; LlamaIndex's `BaseEmbedding` offers it too."""
+    """What the repository and the reasoner ask of an embedding model (the names are LlamaIndex's, whose
+    `BaseEmbedding` offers it too): document vectors one by one and in batches, and query vectors."""
 
     model_name: str
 
@@ -62,19 +62,16 @@ class HashingEmbedding(BaseModel):
     def __init__(self, dim: int = 512, **kwargs: object) -> None:
         super().__init__(dim=dim, model_name=f"hashing-v1-{dim}", **kwargs)
 
-    def embed(self, text: str) -> list[float]:
+    def get_text_embedding(self, text: str) -> list[float]:
         """The text's vector; the most recent texts' vectors are kept (a chunk's, embedded once when it is stored,
         go through `get_text_embedding_batch` instead)."""
         return _kept_vector(text, self.dim).tolist()
 
     def get_query_embedding(self, query: str) -> list[float]:
-        return self.embed(query)
-
-    def get_text_embedding(self, text: str) -> list[float]:
-        return self.embed(text)
+        return self.get_text_embedding(query)
 
     def get_text_embedding_batch(self, texts: list[str]) -> list[list[float]]:
-        """The texts' vectors, `embed_batch_size` texts per `_get_text_embeddings` call, as LlamaIndex batches."""
+        """The texts' vectors, `embed_batch_size` texts per `_get_text_embeddings` call."""
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.embed_batch_size):
             vectors.extend(self._get_text_embeddings(texts[start : start + self.embed_batch_size]))
@@ -103,7 +100,7 @@ class EmbeddingUnavailable(Exception):
 EMBEDDINGS = ("hashing", "chroma-onnx", "gemini")
 
 
-def make_embedding(name: str) -> HashingEmbedding | BaseEmbedding:
+def make_embedding(name: str) -> Embedding:
     """The embedding model a setting names: 'hashing' (offline default), 'chroma-onnx' or 'gemini'."""
     if name not in EMBEDDINGS:
         raise EmbeddingUnavailable(f"unknown embedding model {name!r}; choose one of: {', '.join(EMBEDDINGS)}")

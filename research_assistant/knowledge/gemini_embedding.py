@@ -1,5 +1,5 @@
-"""Gemini's embedding model (langchain-google-genai) for the repository's LlamaIndex vector index, with a
-deadline and a retry policy on every request. Imported only when the 'gemini' embedding is chosen."""
+"""Gemini's embedding model (langchain-google-genai) for the repository, with a deadline and a retry policy on
+every request. Imported only when the 'gemini' embedding is chosen."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from typing import Any
 
 from google.genai.types import EmbedContentConfig, HttpOptions, HttpRetryOptions
 from langchain_google_genai import GoogleGenerativeAIEmbeddings
-from llama_index.core.embeddings import BaseEmbedding
-from pydantic import Field, PrivateAttr
+from pydantic import Field
+
+BATCH = 10
+"""Texts per request (the batch LlamaIndex's embeddings used)."""
 
 
 class _Embeddings(GoogleGenerativeAIEmbeddings):
@@ -28,39 +30,32 @@ class _Embeddings(GoogleGenerativeAIEmbeddings):
         return config
 
 
-class GeminiEmbedding(BaseEmbedding):
-    """Gemini's embedding model as a LlamaIndex embedding."""
+class GeminiEmbedding:
+    """Gemini's embedding model: document vectors for chunks and sentences, query vectors for queries.
+    `timeout`: seconds one request may take; `max_retries`: retries of a request on 408, 429 and 5xx."""
 
-    model_name: str = Field(default="models/gemini-embedding-001")
-    api_key: str = Field(default="", exclude=True, repr=False)
-    base_url: str = ""
-    timeout: float = Field(default=90.0, gt=0, description="Seconds one request may take.")
-    max_retries: int = Field(default=2, ge=0, description="Retries of a request on 408, 429 and 5xx.")
-    _embeddings: _Embeddings | None = PrivateAttr(default=None)
+    def __init__(
+        self,
+        api_key: str,
+        base_url: str = "",
+        timeout: float = 90.0,
+        max_retries: int = 2,
+        model_name: str = "models/gemini-embedding-001",
+    ) -> None:
+        self.model_name = model_name
+        self._embeddings = _Embeddings(
+            model=model_name,
+            google_api_key=api_key,
+            base_url=base_url or None,
+            timeout=timeout,
+            attempts=max_retries + 1,
+        )
 
-    def _client(self) -> _Embeddings:
-        if self._embeddings is None:
-            self._embeddings = _Embeddings(
-                model=self.model_name,
-                google_api_key=self.api_key,
-                base_url=self.base_url or None,
-                timeout=self.timeout,
-                attempts=self.max_retries + 1,
-            )
-        return self._embeddings
+    def get_text_embedding_batch(self, texts: list[str]) -> list[list[float]]:
+        return self._embeddings.embed_documents(texts, batch_size=BATCH)
 
-    @classmethod
-    def class_name(cls) -> str:
-        return "GeminiEmbedding"
+    def get_text_embedding(self, text: str) -> list[float]:
+        return self.get_text_embedding_batch([text])[0]
 
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in self._client().embed_query(query)]
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._get_text_embeddings([text])[0]
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return [[float(x) for x in vector] for vector in self._client().embed_documents(texts)]
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in await self._client().aembed_query(query)]
+    def get_query_embedding(self, query: str) -> list[float]:
+        return self._embeddings.embed_query(query)

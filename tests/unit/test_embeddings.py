@@ -92,11 +92,11 @@ def test_hashing_vectors_are_exactly_those_of_counting_each_occurrence(text: str
 def test_a_text_embedded_again_gives_the_same_vector_as_a_list_of_its_own() -> None:
     model = HashingEmbedding()
     text = "The collector frees objects that are only reachable from reference cycles."
-    first = model.embed(text)
+    first = model.get_text_embedding(text)
     first[0] = 99.0  # a caller's list is its own
-    again = model.embed(text)
+    again = model.get_text_embedding(text)
     assert again == hashing_vector(text, 512).tolist() == model.get_text_embedding_batch([text])[0]
-    assert HashingEmbedding(dim=64).embed(text) == hashing_vector(text, 64).tolist()
+    assert HashingEmbedding(dim=64).get_text_embedding(text) == hashing_vector(text, 64).tolist()
 
 
 def test_a_hashing_model_s_ranking_counts_less_than_bm25_s_in_fusion() -> None:
