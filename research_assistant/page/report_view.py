@@ -138,11 +138,11 @@ def figures_note(metrics: RunMetrics) -> str:
     them."""
     rounds = len(metrics.confidence)
     parts = [f"{rounds} research {'round' if rounds == 1 else 'rounds'}"] if rounds else []
-    tokens = metrics.model_tokens
+    tokens = metrics.usage.tokens
     if tokens:
         parts.append(f"{tokens:,} model tokens")
-    if metrics.cost_usd:
-        parts.append(f"${metrics.cost_usd:.4f}")
+    if metrics.usage.cost_usd:
+        parts.append(f"${metrics.usage.cost_usd:.4f}")
     return " · ".join(parts)
 
 

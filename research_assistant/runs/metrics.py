@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from research_assistant.progress import MODEL_NODE, SourceOutcome
-from research_assistant.runs.records import EventKind, ModelCalls, RunMetrics, TraceEvent
+from research_assistant.runs.records import EventKind, RunMetrics, TraceEvent
 from research_assistant.schemas import ModelUsage, RoleUsage, TokenUsage
 from research_assistant.state import total_usage
 
@@ -53,7 +53,6 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
         last_at = event.at
     if segment_start is not None and last_at is not None:
         elapsed += last_at - segment_start
-    tokens, calls = _by_role(total_usage(values["model_usage"]) if values.get("model_usage") else traced)
     by_outcome = [outcome.outcome for outcome in outcomes.values()]
     return RunMetrics(
         elapsed_seconds=round(elapsed, 3),
@@ -65,14 +64,6 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
         pages_failed=by_outcome.count("failed"),
         evidence=len(values.get("evidence", {})),
         confidence=[assessment.confidence for assessment in values.get("assessments", ())],
-        tokens=tokens,
-        calls=calls,
+        usage=total_usage(values["model_usage"]) if values.get("model_usage") else traced,
         evaluation=values.get("evaluation"),
     )
-
-
-def _by_role(spent: ModelUsage) -> tuple[dict[str, TokenUsage], dict[str, ModelCalls]]:
-    """`RunMetrics`' two views of each role's `RoleUsage`: its tokens and cost, and its calls."""
-    tokens = {role: TokenUsage(**u.model_dump(include=set(TokenUsage.model_fields))) for role, u in spent.roles.items()}
-    calls = {role: ModelCalls(**u.model_dump(include=set(ModelCalls.model_fields))) for role, u in spent.roles.items()}
-    return tokens, calls

@@ -5,12 +5,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field, TypeAdapter, field_serializer
+from pydantic import BaseModel, Field, TypeAdapter, field_serializer, model_validator
 
 from research_assistant.context import Context
 from research_assistant.echo import Echoed
 from research_assistant.progress import SourceOutcome
-from research_assistant.schemas import ReportEvaluation, TokenUsage
+from research_assistant.schemas import ModelUsage, ReportEvaluation
 
 
 class RunStatus(StrEnum):
@@ -62,15 +62,6 @@ class TraceEvent(BaseModel):
     source: SourceOutcome | None = None
 
 
-class ModelCalls(BaseModel):
-    """A role's model calls: in all, answered from the model-reply cache, and failed (an error or an unusable
-    reply)."""
-
-    calls: int = 0
-    cached: int = 0
-    failed: int = 0
-
-
 class RunMetrics(BaseModel):
     """Per-run numbers, kept with the run and shown by `show`."""
 
@@ -83,17 +74,22 @@ class RunMetrics(BaseModel):
     pages_failed: int = 0
     evidence: int = 0
     confidence: list[float] = Field(default_factory=list, description="Confidence after each research round.")
-    tokens: dict[str, TokenUsage] = Field(default_factory=dict, description="Per model role, when a model is used.")
-    calls: dict[str, ModelCalls] = Field(default_factory=dict, description="Model calls per role.")
+    usage: ModelUsage = Field(
+        default_factory=ModelUsage, description="Tokens, cost and calls per model role, when a model is used."
+    )
     evaluation: ReportEvaluation | None = Field(default=None, description="The judge's scores of the report.")
 
-    @property
-    def cost_usd(self) -> float:
-        return sum(usage.cost_usd for usage in self.tokens.values())
-
-    @property
-    def model_tokens(self) -> int:
-        return sum(usage.input_tokens + usage.output_tokens for usage in self.tokens.values())
+    @model_validator(mode="before")
+    @classmethod
+    def _usage_of_older_runs(cls, data: Any) -> Any:
+        """Runs stored before `usage` kept each role's tokens and cost under `tokens` and its calls under `calls`
+        (runs older still have no `calls`): both are read into `usage`, in the order `tokens` named the roles."""
+        if not isinstance(data, dict) or not {"tokens", "calls"} & data.keys():
+            return data
+        data = dict(data)
+        tokens, calls = data.pop("tokens", None) or {}, data.pop("calls", None) or {}
+        roles = {role: {**tokens.get(role, {}), **calls.get(role, {})} for role in {**tokens, **calls}}
+        return {**data, "usage": {"roles": roles}}
 
 
 class RunRecord(BaseModel):

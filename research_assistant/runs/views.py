@@ -9,7 +9,8 @@ from typing import Any
 from research_assistant.context import Context
 from research_assistant.echo import shorten
 from research_assistant.report.summary import model_usage_text
-from research_assistant.runs.records import ModelCalls, RunMetrics, RunRecord, RunStatus, TraceEvent
+from research_assistant.runs.records import RunMetrics, RunRecord, RunStatus, TraceEvent
+from research_assistant.schemas import RoleUsage
 from research_assistant.text.spaces import clip
 
 
@@ -72,21 +73,14 @@ def metrics_lines(metrics: RunMetrics) -> list[str]:
             + ", ".join(f"{node} {seconds:.2f} s" for node, seconds in metrics.node_seconds.items())
             + ")"
         )
-    for role, usage in metrics.tokens.items():
-        made = metrics.calls.get(role, ModelCalls())
+    spent = metrics.usage
+    for role, usage in spent.roles.items():
         lines.append(
             f"Tokens:       {role}: {usage.input_tokens:,} in, {usage.output_tokens:,} out, ${usage.cost_usd:.4f}"
-            + _calls(made)
+            + _calls(usage)
         )
-    if metrics.tokens:
-        roles = list(metrics.calls.values())
-        total = model_usage_text(
-            metrics.model_tokens,
-            metrics.cost_usd,
-            sum(role.calls for role in roles),
-            sum(role.cached for role in roles),
-            sum(role.failed for role in roles),
-        )
+    if spent.roles:
+        total = model_usage_text(spent.tokens, spent.cost_usd, spent.calls, spent.cached, spent.failed)
         lines.append(f"Model usage:  {total}")
     judged = metrics.evaluation
     if judged is not None:
@@ -97,7 +91,7 @@ def metrics_lines(metrics: RunMetrics) -> list[str]:
     return lines
 
 
-def _calls(made: ModelCalls) -> str:
+def _calls(made: RoleUsage) -> str:
     """' (3 calls, 1 failed)' after a role's tokens; '' for a run recorded before calls were counted."""
     if not made.calls:
         return ""

@@ -36,15 +36,16 @@ from research_assistant.schemas import (
     Credibility,
     Evidence,
     Finding,
+    ModelUsage,
     Notice,
     ReportEvaluation,
     ReportSection,
     ResearchReport,
+    RoleUsage,
     SourceCategory,
     SourceRecord,
     SourceStatus,
     SourceType,
-    TokenUsage,
 )
 
 WEB = SourceRecord(
@@ -173,7 +174,7 @@ def test_the_figures_fit_one_row_and_the_rest_is_one_line() -> None:
         ("Time", "2.0 s"),
     ]
     assert figures_note(metrics) == "2 research rounds", "no model, no tokens"
-    metrics.tokens["synthesis"] = TokenUsage(input_tokens=1000, output_tokens=500, cost_usd=0.02)
+    metrics.usage = ModelUsage(roles={"synthesis": RoleUsage(input_tokens=1000, output_tokens=500, cost_usd=0.02)})
     assert len(figures(metrics)) == MAX_FIGURES, "a model's tokens and cost do not widen the row…"
     assert figures_note(metrics) == "2 research rounds · 1,500 model tokens · $0.0200", "…they are said below it"
     assert figures_note(RunMetrics()) == ""
