@@ -62,7 +62,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
         stop_reason=state.stop_reason,
         reasoner=reasoner.name,
         generated=date.today().isoformat(),
-        **_model_usage(state.spent + spent),
+        model_usage=_asked(state.spent + spent),
     )
     read = {s.locator: s.id for s in sources if s.status is SourceStatus.READ}
 
@@ -89,7 +89,7 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     evaluation = judged.value
     if judged.usage.roles:  # the closing usage line counts the judge's scoring too, as `show` does
         spent += judged.usage
-        summary = summary.model_copy(update=_model_usage(state.spent + spent))
+        summary = summary.model_copy(update={"model_usage": _asked(state.spent + spent)})
         markdown = redact(rendered(removed, checked)[0], get_settings().secret_values())
     unverified = len({f.text for f in report.statements() if UNVERIFIED in f.text})  # distinct statements marked
     emit(
@@ -116,17 +116,9 @@ async def synthesize(state: ResearchState, runtime: Runtime[Context]) -> dict[st
     }
 
 
-def _model_usage(spent: ModelUsage) -> dict[str, Any]:
-    """The run's model tokens, cost and calls so far, as `RunSummary` fields; none when no model was asked."""
-    if not spent.calls:
-        return {}
-    return {
-        "model_tokens": spent.tokens,
-        "model_cost_usd": spent.cost_usd,
-        "model_calls": spent.calls,
-        "model_cached": spent.cached,
-        "model_failed": spent.failed,
-    }
+def _asked(spent: ModelUsage) -> ModelUsage | None:
+    """The run's model usage so far, for the closing usage line; None when no model was asked."""
+    return spent if spent.calls else None
 
 
 def _removals(removed: int, checked: int) -> list[Notice]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from research_assistant.report.citations import escape_markdown
-from research_assistant.schemas import Record
+from research_assistant.schemas import ModelUsage, Record
 
 
 class RunSummary(Record):
@@ -21,16 +21,15 @@ class RunSummary(Record):
     stop_reason: str | None = Field(default=None, description="Why research stopped, e.g. 'confidence reached'.")
     reasoner: str = Field(default="", description="Which reasoner wrote the report, e.g. 'extractive', 'gemini'.")
     generated: str | None = Field(default=None, description="ISO date (or date-time) the report was generated.")
-    model_tokens: int | None = Field(default=None, description="Model tokens the run used, when models were used.")
-    model_cost_usd: float | None = Field(default=None, description="What those tokens cost, in USD.")
-    model_calls: int = Field(default=0, description="Model replies asked for, those from the cache included.")
-    model_cached: int = Field(default=0, description="Of those, replies answered from the model-reply cache.")
-    model_failed: int = Field(default=0, description="Of those, calls that failed or whose reply was unusable.")
+    model_usage: ModelUsage | None = Field(
+        default=None, description="What the run's models spent (tokens, cost, calls), when a model was asked."
+    )
 
 
-def model_usage_text(tokens: int, cost_usd: float, calls: int = 0, cached: int = 0, failed: int = 0) -> str:
+def model_usage_text(usage: ModelUsage) -> str:
     """'12,345 tokens, $0.0123 (9 calls, 1 failed)': the report's closing line and `show` say it alike."""
-    text = f"{tokens:,} tokens, ${cost_usd:.4f}"
+    text = f"{usage.tokens:,} tokens, ${usage.cost_usd:.4f}"
+    calls, cached, failed = usage.calls, usage.cached, usage.failed
     if not calls:
         return text
     details = [f"{calls} call" + ("" if calls == 1 else "s")]
@@ -60,15 +59,8 @@ def render_run_summary(summary: RunSummary) -> list[str]:
     items.append(f"Research rounds: {rounds}")
     if summary.reasoner:
         items.append(f"Reasoner: {escape_markdown(summary.reasoner)}")
-    if summary.model_tokens is not None:
-        usage = model_usage_text(
-            summary.model_tokens,
-            summary.model_cost_usd or 0.0,
-            summary.model_calls,
-            summary.model_cached,
-            summary.model_failed,
-        )
-        items.append(f"Model usage: {usage}")
+    if summary.model_usage is not None:
+        items.append(f"Model usage: {model_usage_text(summary.model_usage)}")
     if summary.generated:
         items.append(f"Generated: {escape_markdown(summary.generated)}")
     return ["## About this report", "", *(f"- {item}" for item in items)]

@@ -80,8 +80,7 @@ def metrics_lines(metrics: RunMetrics) -> list[str]:
             + _calls(usage)
         )
     if spent.roles:
-        total = model_usage_text(spent.tokens, spent.cost_usd, spent.calls, spent.cached, spent.failed)
-        lines.append(f"Model usage:  {total}")
+        lines.append(f"Model usage:  {model_usage_text(spent)}")
     judged = metrics.evaluation
     if judged is not None:
         lines.append(

@@ -18,7 +18,7 @@ def test_the_closing_usage_line_is_what_show_prints() -> None:
             }
         )
     )
-    summary = RunSummary(depth="quick", model_tokens=11_836, model_cost_usd=0.0052, model_calls=6, model_failed=1)
+    summary = RunSummary(depth="quick", model_usage=metrics.usage)
     footer = next(line for line in render_run_summary(summary) if "Model usage" in line)
     shown = next(line for line in metrics_lines(metrics) if line.startswith("Model usage"))
     assert footer == "- Model usage: 11,836 tokens, $0.0052 (6 calls, 1 failed)"
@@ -27,9 +27,14 @@ def test_the_closing_usage_line_is_what_show_prints() -> None:
 
 
 def test_a_rerun_from_the_cache_says_so_instead_of_just_zero_tokens() -> None:
-    assert model_usage_text(0, 0.0, 9, 9) == "0 tokens, $0.0000 (9 calls, all answered from the cache)"
-    assert model_usage_text(120, 0.0001, 9, 7) == "120 tokens, $0.0001 (9 calls, 7 answered from the cache)"
-    assert model_usage_text(0, 0.0) == "0 tokens, $0.0000"  # a run recorded before calls were counted
+    def usage(tokens: int, cost_usd: float, calls: int = 0, cached: int = 0) -> ModelUsage:
+        return ModelUsage(
+            roles={"extraction": RoleUsage(input_tokens=tokens, cost_usd=cost_usd, calls=calls, cached=cached)}
+        )
+
+    assert model_usage_text(usage(0, 0.0, 9, 9)) == "0 tokens, $0.0000 (9 calls, all answered from the cache)"
+    assert model_usage_text(usage(120, 0.0001, 9, 7)) == "120 tokens, $0.0001 (9 calls, 7 answered from the cache)"
+    assert model_usage_text(usage(0, 0.0)) == "0 tokens, $0.0000"  # a run recorded before calls were counted
 
 
 STORED_BEFORE_USAGE = (
