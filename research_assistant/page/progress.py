@@ -163,16 +163,13 @@ def totals(events: Iterable[TraceEvent]) -> Totals:
     """Queries, sources by outcome, evidence, the latest confidence, and tokens and cost when a model reports
     them."""
     events = list(events)
-    metrics = compute_metrics(events, {})  # sources by outcome, as the run store counts them
-    evidence, tokens, cost = 0, 0, 0.0
+    metrics = compute_metrics(events, {})  # sources by outcome and model usage, as the run store counts them
+    evidence = 0
     confidence: float | None = None
     for event in events:
         if event.kind in (EventKind.PROGRESS, EventKind.SOURCE):
-            counts = event.counts
-            evidence = int(counts.get("total_evidence", evidence))
-            confidence = counts.get("confidence", confidence)
-            tokens += int(counts.get("input_tokens", 0) + counts.get("output_tokens", 0))
-            cost += counts.get("cost_usd", 0.0)
+            evidence = int(event.counts.get("total_evidence", evidence))
+            confidence = event.counts.get("confidence", confidence)
     return Totals(
         queries=sum(1 for e in events if e.kind is EventKind.NODE_END and e.node == "search/run_query"),
         read=metrics.sources_read,
@@ -181,8 +178,8 @@ def totals(events: Iterable[TraceEvent]) -> Totals:
         failed=metrics.pages_failed,
         evidence=evidence,
         confidence=confidence,
-        tokens=tokens,
-        cost_usd=cost,
+        tokens=metrics.usage.tokens,
+        cost_usd=metrics.usage.cost_usd,
     )
 
 

@@ -12,7 +12,7 @@ from research_assistant.page.progress import (
     totals,
     totals_line,
 )
-from research_assistant.progress import SourceOutcome
+from research_assistant.progress import MODEL_NODE, SourceOutcome
 from research_assistant.runs.records import EventKind, TraceEvent
 
 DONE, RUNNING, FAILED = (MARKS[state] + " · " for state in ("done", "running", "failed"))
@@ -158,7 +158,7 @@ def test_the_totals_sum_up_the_run_so_far() -> None:
 
 
 def test_tokens_and_cost_are_shown_only_when_a_model_reports_them() -> None:
-    events = [progress("extract", "x", input_tokens=1000, output_tokens=234, cost_usd=0.0125)]
+    events = [progress(f"{MODEL_NODE}extraction", "x", input_tokens=1000, output_tokens=234, cost_usd=0.0125)]
     assert (
         totals_line(totals(events))
         == "0 queries · 0 sources read · 0 failed · 0 evidence items · 1,234 tokens · $0.0125"
