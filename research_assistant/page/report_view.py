@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
-from pydantic import BaseModel
 
 from research_assistant.echo import counted, shorten
 from research_assistant.page.sources_view import all_findings, failed_sources, has_findings
@@ -21,7 +20,7 @@ from research_assistant.report.citations import escape_markdown
 from research_assistant.report.document import link_citations
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.runs.records import RunMetrics, RunRecord
-from research_assistant.schemas import Notice, ResearchReport
+from research_assistant.schemas import Notice, ReportEvaluation, ResearchReport
 
 OPEN_SECTIONS = frozenset({"Answer", "Summary", "Key findings", "Findings by sub-question"})
 CARD_SECTIONS = frozenset({"Sources", "Sources that could not be read"})
@@ -33,15 +32,6 @@ NO_FINDINGS = (
 MAX_FIGURES = 5
 """Metrics in a row: five fit the main column of a 1280-pixel-wide window with the History open."""
 EARLY_STOPS = ("time limit", "budget", "stopped on request", "cost limit")
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """A judge's scores of the report (0 to 1), with what it found strong and weak."""
-
-    scores: dict[str, float]
-    strengths: list[str] = field(default_factory=list)
-    weaknesses: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -96,26 +86,10 @@ def warnings(state: Mapping[str, Any], stop_reason: str | None) -> list[str]:
     return lines
 
 
-def evaluation_of(state: Mapping[str, Any], metrics: RunMetrics | None = None) -> Evaluation | None:
+def evaluation_of(state: Mapping[str, Any], metrics: RunMetrics | None = None) -> ReportEvaluation | None:
     """The judge's evaluation of the report, when the run has one (in its state, or its metrics)."""
-    found: Any = state.get("evaluation") or (metrics.evaluation if metrics is not None else None)
-    if isinstance(found, BaseModel):
-        found = found.model_dump()
-    if not isinstance(found, Mapping):
-        return None
-    scores = {
-        str(name): float(value)
-        for name, value in found.items()
-        if isinstance(value, int | float) and not isinstance(value, bool)
-    }
-    if not scores:
-        return None
-
-    def texts(key: str) -> list[str]:
-        value = found.get(key)
-        return [str(item) for item in value if str(item).strip()] if isinstance(value, list) else []
-
-    return Evaluation(scores, texts("strengths"), texts("weaknesses"))
+    found: ReportEvaluation | None = state.get("evaluation") or (metrics.evaluation if metrics is not None else None)
+    return found
 
 
 def figures(metrics: RunMetrics) -> list[tuple[str, str]]:
@@ -182,11 +156,12 @@ def show_figures(record: RunRecord, state: Mapping[str, Any]) -> None:
     st.markdown("**Evaluation** (by the judge model, 0 to 1)")
     scores = [
         (escape_markdown(name.replace("_", " ").capitalize()), f"{score:.2f}")
-        for name, score in evaluation.scores.items()
+        for name, score in evaluation.model_dump(exclude={"strengths", "weaknesses"}).items()
     ]
     for start in range(0, len(scores), MAX_FIGURES):
         _metric_row(scores[start : start + MAX_FIGURES])
-    for label, items in (("Strengths", evaluation.strengths), ("Weaknesses", evaluation.weaknesses)):
+    for label, given in (("Strengths", evaluation.strengths), ("Weaknesses", evaluation.weaknesses)):
+        items = [item for item in given if item.strip()]
         if items:
             st.markdown(f"**{label}**\n" + "\n".join(f"- {escape_markdown(item)}" for item in items))
 
