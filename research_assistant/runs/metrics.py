@@ -11,18 +11,22 @@ from typing import Any
 
 from research_assistant.progress import MODEL_NODE, SourceOutcome
 from research_assistant.runs.records import EventKind, RunMetrics, TraceEvent
-from research_assistant.schemas import ModelUsage, RoleUsage, TokenUsage
+from research_assistant.schemas import ModelUsage, RoleUsage
 from research_assistant.state import total_usage
 
 
-def model_usage(event: TraceEvent) -> tuple[str, TokenUsage] | None:
-    """The role and usage of a model call's progress event; None for any other event."""
+def model_usage(event: TraceEvent) -> tuple[str, RoleUsage] | None:
+    """The role and usage (one call, cached or failed or neither) of a model call's progress event; None for any
+    other event."""
     if event.kind is not EventKind.PROGRESS or not event.node.startswith(MODEL_NODE):
         return None
-    usage = TokenUsage(
+    usage = RoleUsage(
         input_tokens=int(event.counts.get("input_tokens", 0)),
         output_tokens=int(event.counts.get("output_tokens", 0)),
         cost_usd=event.counts.get("cost_usd", 0.0),
+        calls=1,
+        cached=int(event.counts.get("cached", 0)),
+        failed=int(event.counts.get("failed", 0)),
     )
     return event.node.removeprefix(MODEL_NODE), usage
 
@@ -47,9 +51,7 @@ def compute_metrics(events: Iterable[TraceEvent], values: Mapping[str, Any]) -> 
             outcomes[event.source.source_id] = event.source
         elif (call := model_usage(event)) is not None:
             role, usage = call
-            cached, failed = int(event.counts.get("cached", 0)), int(event.counts.get("failed", 0))
-            made = RoleUsage(**usage.model_dump(), calls=1, cached=cached, failed=failed)
-            traced = traced + ModelUsage(roles={role: made})
+            traced = traced + ModelUsage(roles={role: usage})
         last_at = event.at
     if segment_start is not None and last_at is not None:
         elapsed += last_at - segment_start
