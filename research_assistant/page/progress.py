@@ -17,7 +17,7 @@ from research_assistant.echo import counted
 from research_assistant.page.state import Action, Job, page_state
 from research_assistant.report.citations import escape_markdown
 from research_assistant.runs.metrics import compute_metrics, model_usage
-from research_assistant.runs.records import EventKind, TraceEvent
+from research_assistant.runs.records import EventKind, RunMetrics, TraceEvent
 from research_assistant.text.spaces import clip
 
 REFRESH_SECONDS = 0.5  # how often the status panel looks at a running research
@@ -91,21 +91,6 @@ class Step:
         return self.message
 
 
-@dataclass(frozen=True)
-class Totals:
-    """The run so far: what the status panel sums up under its lines."""
-
-    queries: int = 0
-    read: int = 0
-    fetched: int = 0
-    cached: int = 0
-    failed: int = 0
-    evidence: int = 0
-    confidence: float | None = None
-    tokens: int = 0
-    cost_usd: float = 0.0
-
-
 # Pure helpers (unit-tested) ------------------------------------------------------------------------------
 
 
@@ -159,28 +144,20 @@ def steps(events: Iterable[TraceEvent]) -> list[Step]:
     return [step for step in found if not (step.node == "review_plan" and not step.message and not step.warnings)]
 
 
-def totals(events: Iterable[TraceEvent]) -> Totals:
-    """Queries, sources by outcome, evidence, the latest confidence, and tokens and cost when a model reports
-    them."""
+def totals(events: Iterable[TraceEvent]) -> RunMetrics:
+    """The run so far, what the status panel sums up under its lines: its metrics as the run store counts them
+    from the trace (sources by outcome, model usage), with the queries run and the evidence and confidence the
+    steps have reported."""
     events = list(events)
-    metrics = compute_metrics(events, {})  # sources by outcome and model usage, as the run store counts them
-    evidence = 0
-    confidence: float | None = None
+    evidence, confidence = 0, []
     for event in events:
         if event.kind in (EventKind.PROGRESS, EventKind.SOURCE):
             evidence = int(event.counts.get("total_evidence", evidence))
-            confidence = event.counts.get("confidence", confidence)
-    return Totals(
-        queries=sum(1 for e in events if e.kind is EventKind.NODE_END and e.node == "search/run_query"),
-        read=metrics.sources_read,
-        fetched=metrics.pages_fetched,
-        cached=metrics.pages_cached,
-        failed=metrics.pages_failed,
-        evidence=evidence,
-        confidence=confidence,
-        tokens=metrics.usage.tokens,
-        cost_usd=metrics.usage.cost_usd,
-    )
+            if "confidence" in event.counts:
+                confidence.append(event.counts["confidence"])
+    queries = sum(1 for e in events if e.kind is EventKind.NODE_END and e.node == "search/run_query")
+    update = {"queries": queries, "evidence": evidence, "confidence": confidence}
+    return compute_metrics(events, {}).model_copy(update=update)
 
 
 def progress_fraction(events: Sequence[TraceEvent], iteration_limit: int) -> float:
@@ -238,18 +215,18 @@ def log_line(event: TraceEvent) -> str | None:
     return None
 
 
-def totals_line(total: Totals) -> str:
-    parts = [f"{total.queries} queries", f"{total.read} sources read"]
-    how = [f"{n} {what}" for n, what in ((total.fetched, "fetched"), (total.cached, "from cache")) if n]
+def totals_line(total: RunMetrics) -> str:
+    parts = [f"{total.queries} queries", f"{total.sources_read} sources read"]
+    how = [f"{n} {what}" for n, what in ((total.pages_fetched, "fetched"), (total.pages_cached, "from cache")) if n]
     if how:
         parts[-1] += f" ({', '.join(how)})"
-    parts += [f"{total.failed} failed", f"{total.evidence} evidence items"]
-    if total.confidence is not None:
-        parts.append(f"confidence {total.confidence:.0f}/100")
-    if total.tokens:
-        parts.append(f"{total.tokens:,} tokens")
-    if total.cost_usd:
-        parts.append(f"${total.cost_usd:.4f}")
+    parts += [f"{total.pages_failed} failed", f"{total.evidence} evidence items"]
+    if total.confidence:
+        parts.append(f"confidence {total.confidence[-1]:.0f}/100")
+    if total.usage.tokens:
+        parts.append(f"{total.usage.tokens:,} tokens")
+    if total.usage.cost_usd:
+        parts.append(f"${total.usage.cost_usd:.4f}")
     return " · ".join(parts)
 
 

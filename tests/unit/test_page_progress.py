@@ -150,8 +150,9 @@ def test_a_step_a_run_left_unfinished_is_shown_stopped() -> None:
 def test_the_totals_sum_up_the_run_so_far() -> None:
     events = [*SETUP, *round_of_research(62, 4), *round_of_research(81, 7)]
     total = totals(events)
-    assert (total.queries, total.read, total.fetched, total.cached, total.failed) == (4, 2, 1, 1, 1)
-    assert (total.evidence, total.confidence, total.tokens, total.cost_usd) == (7, 81, 0, 0.0)
+    sources = (total.sources_read, total.pages_fetched, total.pages_cached, total.pages_failed)
+    assert (total.queries, *sources) == (4, 2, 1, 1, 1)
+    assert (total.evidence, total.confidence, total.usage.tokens, total.usage.cost_usd) == (7, [62, 81], 0, 0.0)
     assert totals_line(total) == (
         "4 queries · 2 sources read (1 fetched, 1 from cache) · 1 failed · 7 evidence items · confidence 81/100"
     )
@@ -201,4 +202,4 @@ def test_model_calls_add_their_tokens_and_cost_to_the_step_that_made_them() -> N
     assert step_markdown(step) == [
         DONE + "**Extract evidence**: 4 evidence items from 2 sources · 1,200 tokens, $0.0010 · 0.5 s"
     ]
-    assert totals(events).tokens == 1200
+    assert totals(events).usage.tokens == 1200
