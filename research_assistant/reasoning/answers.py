@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
-from research_assistant.text.tokens import STOPWORDS, content_terms
+from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
@@ -416,7 +416,7 @@ def _measures_asked_thing(question: str, text: str) -> float:
     figures = _figures_of_other_things(measured, _VERSION.sub(" ", text), question)
     if not [n for n in numbers_in(figures) if n not in asked_numbers]:
         return MEASURED_SUBJECT_FIT
-    present = set(content_terms(text))
+    present = set(terms_of(text))  # with an identifier's parts: 'thread_pools' names thread pools
     if measured[-1] not in present:  # 'the database file' is not 'the database file header'
         return MEASURED_SUBJECT_FIT
     share = sum(term in present for term in measured) / len(measured)

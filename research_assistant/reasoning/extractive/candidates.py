@@ -32,6 +32,18 @@ _FIELD = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*\S")
 _FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s+\S[^\n]{0,100}$")
 """A labelled field on a line of its own under a term line ('Grammar: max-cache-ttl <duration>;', 'Blocks: options,
 view', 'Type: integer'): the entry's metadata, not a heading of its own."""
+_VALUE_FIELD = re.compile(
+    r"^(?:default|maximum|minimum|max|min|range|limit|allowed values|possible values)\s*:\s*\S", re.IGNORECASE
+)
+"""A field that holds one of its entry's values ('Default: 2', 'Maximum: 32' under 'thread_pools'): short, but the
+answer to what the entry's default or bounds are."""
+
+
+def is_value_field(text: str) -> bool:
+    """Whether the text is a field that holds one of its entry's values ('Default: 2', 'Maximum: 32')."""
+    return bool(_VALUE_FIELD.match(text.strip()))
+
+
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
 
 
@@ -95,7 +107,8 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             # The term line above still heads the description under its fields; a field that holds a
             # value ('Default: 50') is quoted under that term.
             under_heading = after_heading
-            if is_informative(sentence.text) and not sentence.text.rstrip().endswith(";"):
+            valued = is_informative(sentence.text) or is_value_field(sentence.text)
+            if valued and not sentence.text.rstrip().endswith(";"):
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
         if is_table_row(sentence.text):

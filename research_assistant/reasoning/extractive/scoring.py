@@ -42,7 +42,7 @@ from research_assistant.reasoning.answers import (
 )
 from research_assistant.reasoning.extractive.aliases import acronym_aliases, with_aliases
 from research_assistant.reasoning.extractive.bm25 import BM25
-from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line
+from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line, is_value_field
 from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
@@ -302,7 +302,10 @@ def candidate_features(
         defined = candidate.heading if candidate.lead else ""
         shape = shape_bonus(query.kind, candidate.quote, question, query.subject, present, defined, query.sides)
         # A table row is read with its header row ('Item | Upper Limit' over 'field size | 1 GB').
-        answered = f"{candidate.heading}\n{candidate.quote}" if candidate.row else candidate.quote
+        # A table row is read with its header row ('Item | Upper Limit' over 'field size | 1 GB'), a value field with
+        # its entry's term ('thread_pools' over 'Maximum: 32').
+        read_with_heading = candidate.row or (candidate.lead and is_value_field(candidate.quote))
+        answered = f"{candidate.heading}\n{candidate.quote}" if read_with_heading else candidate.quote
         answer = answer_strength(asked, answered, sub_question.text)
         if query.kind in SHAPED_ANSWERS and asked.kind in (None, query.kind):  # `shape_bonus` knows the subject
             answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
@@ -459,11 +462,14 @@ def _unquoted(key: str) -> str:
 
 
 def row_key(candidate: Candidate) -> str | None:
-    """What a table row or a definition-list entry is keyed by: its first cell, or its term line."""
+    """What a table row or a definition-list entry is keyed by: its first cell, or its term line (for the entry's
+    description quoted with it, or a field of its values)."""
     if candidate.row:
         return _unquoted(candidate.quote.split(" | ", 1)[0])
     if candidate.lead and candidate.heading and candidate.quote.startswith(candidate.heading):
         return _unquoted(candidate.heading)
+    if candidate.lead and is_term_line(candidate.heading) and is_value_field(candidate.quote):
+        return _unquoted(candidate.heading)  # 'thread_pools' / 'Maximum: 32'
     return None
 
 

@@ -17,6 +17,7 @@ from research_assistant.reasoning.extractive.scoring import (
     OWN_SETTING_BONUS,
     candidate_features,
     key_fit,
+    row_key,
     score_candidates,
 )
 from research_assistant.reasoning.extractive.shapes import shape_bonus
@@ -1029,3 +1030,16 @@ def test_a_sentence_that_tells_what_to_do_is_the_shape_of_a_step() -> None:
     told = shape_bonus("procedure", "To see more, run udevadm control --log-priority=info.", question, [], set())
     described = shape_bonus("procedure", "As of August 2022, the following servers should work:", question, [], set())
     assert step > described and told > described
+
+
+def test_a_field_of_an_entrys_values_is_a_candidate_keyed_by_the_entry() -> None:
+    """A reference entry's fields ('thread_pools' / 'Units: pools' / 'Default: 2' / 'Maximum: 32') hold its
+    values: each is quoted under the entry's term, which keys it as a table row's first cell keys the row."""
+    text = (
+        "thread_pools\n\nUnits: pools\n\nDefault: 2\n\nMinimum: 1\n\nMaximum: 32\n\nFlags: delayed\n\n"
+        "Number of worker thread pools.\n\nIncreasing the number of worker pools decreases lock contention."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    maximum = next(c for c in found if c.quote == "Maximum: 32")
+    assert maximum.heading == "thread_pools" and row_key(maximum) == "thread_pools"
+    assert not any(c.quote == "Units: pools" for c in found)  # a unit is no value
