@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research_assistant.knowledge.hashing import hashing_vector
+from research_assistant.knowledge.hashing import hashing_vector, hashing_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,7 +78,7 @@ class HashingEmbedding(BaseModel):
         return vectors
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return [hashing_vector(text, self.dim).tolist() for text in texts]
+        return hashing_vectors(texts, self.dim).tolist()
 
 
 HASHED_FUSION_WEIGHT = 0.5

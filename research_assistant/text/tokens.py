@@ -42,9 +42,14 @@ def english_stemmer() -> Stemmer.Stemmer:
     return stemmer
 
 
+def word_tokens(text: str) -> list[str]:
+    """The word tokens as written: `words` before lower-casing. Each token, taken alone, is one token again."""
+    return _WORD.findall(text)
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, keeping identifiers like 'sys.setrecursionlimit' or 'c++' whole."""
-    return [w.lower().strip(".") for w in _WORD.findall(text)]
+    return [w.lower().strip(".") for w in word_tokens(text)]
 
 
 def content_terms(text: str) -> list[str]:

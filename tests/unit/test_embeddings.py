@@ -89,6 +89,50 @@ def test_hashing_vectors_are_exactly_those_of_counting_each_occurrence(text: str
     assert HashingEmbedding(dim=64).get_text_embedding(text) == _per_occurrence(text, 64)
 
 
+def _varied_texts(count: int) -> list[str]:
+    """Texts of 0 to 300 words: prose, stopwords, identifiers, numbers, accents and other scripts, repeats."""
+    import random
+
+    rng = random.Random(15)
+    vocabulary = (  # noqa: SIM905 (a word list reads best as words)
+        "the recursion limit of a Python interpreter is raised by sys.setrecursionlimit(3000) while gc collects "
+        "cycles; C++ and C# compilers, x86_64 registers, RFC-2616 headers, 1,024 bytes, 3.14, don't won't it's "
+        "café naïve İstanbul STRASSE straße Ωmega 東京 データ ..dots.. under_score __init__ -flag --long-option "
+        "a an is to of 42 7 0x1F e.g. i.e. U.S.A. path/to/file.txt user@example.org http://example.org/a?b=c"
+    ).split()
+    texts = []
+    for _ in range(count):
+        words = [rng.choice(vocabulary) for _ in range(rng.randint(0, 300))]
+        if words and rng.random() < 0.3:
+            words += words[: rng.randint(1, len(words))]  # the same terms and pairs again
+        separator = rng.choice([" ", "\n", "  ", ", ", "\n\n"])
+        texts.append(separator.join(words))
+    return texts
+
+
+@pytest.mark.parametrize("dim", [512, 64])
+def test_texts_embedded_in_blocks_get_the_vectors_of_counting_each_occurrence_bit_for_bit(
+    dim: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The block-wise numpy arithmetic, with features numbered and forgotten, gives the very floats of the plain
+    way, whatever else the block holds: vectors stored before and after it are the same."""
+    from research_assistant.knowledge import hashing
+
+    texts = _varied_texts(300)
+    expected = np.array([_per_occurrence(text, dim) for text in texts], dtype=np.float64)
+    assert np.count_nonzero(np.abs(expected).sum(axis=1)) > 250  # the texts are not all empty
+    blocks = hashing.hashing_vectors(texts, dim)
+    assert blocks.dtype == np.float64 and blocks.shape == (300, dim)
+    assert np.array_equal(blocks.view(np.int64), expected.view(np.int64))
+    one_by_one = np.array([hashing_vector(text, dim) for text in reversed(texts)])[::-1]
+    assert np.array_equal(one_by_one.view(np.int64), expected.view(np.int64))
+    monkeypatch.setattr(hashing, "_FEATURES_KEPT", 500)  # forgotten between blocks, again and again
+    monkeypatch.setattr(hashing, "_BLOCK", 7)
+    forgetting = hashing.hashing_vectors(texts, dim)
+    assert np.array_equal(forgetting.view(np.int64), expected.view(np.int64))
+    assert len(hashing._features.numbered) < 500 + 7 * 2000
+
+
 def test_a_text_embedded_again_gives_the_same_vector_as_a_list_of_its_own() -> None:
     model = HashingEmbedding()
     text = "The collector frees objects that are only reachable from reference cycles."
