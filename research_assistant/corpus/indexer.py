@@ -223,6 +223,8 @@ class CorpusIndexer:
                     return plan.report(0)
             with self.repository.writing():
                 plan = self._plan(files, hashes, unreadable)  # another process may have indexed it meanwhile
+                if not plan.indexed:  # a first index: its BM25 index is built from the chunks as they are stored
+                    self.repository.keep_bm25_tokens(self.corpus_id)
                 count = self._index(plan, pool, run_id or self.run_id, _Progress(progress, plan.todo, self._sizes))
                 failed = {sid for sid in (source_id_for(locator) for locator, _ in plan.skipped) if sid in plan.indexed}
                 # A file that now fails to load must not keep answering with its old content.
@@ -292,7 +294,9 @@ class CorpusIndexer:
                 stop(processes)
             raise
         if processes is not None:
-            processes.shutdown()
+            # Not waiting for the workers to end (a second or more for the Python manual): their exit overlaps
+            # the BM25 index build; the pool's own thread reaps them.
+            processes.shutdown(wait=False)
         return count
 
     def _submit(

@@ -203,6 +203,25 @@ class _CachedBM25:
     size: int
 
 
+@dataclass
+class _StoredTokens:
+    """The BM25 tokens of a corpus's chunks as they were stored (`keep_bm25_tokens`), in the order stored."""
+
+    tokenizer: bm25s.tokenization.Tokenizer
+    chunk_ids: list[str] = dataclasses.field(default_factory=list)
+    tokens: list[np.ndarray] = dataclasses.field(default_factory=list)
+    """Each chunk's token ids (int32: a fifth of a list of Python ints)."""
+
+
+def _bm25_tokenizer() -> bm25s.tokenization.Tokenizer:
+    return bm25s.tokenization.Tokenizer(stopwords="en", stemmer=english_stemmer())
+
+
+def _bm25_text(title: str, text: str) -> str:
+    """What BM25 indexes of a chunk: its title, then its text."""
+    return f"{title}\n{text}"
+
+
 class ResearchRepository:
     """Chunks of read sources with hybrid (BM25 + vector) retrieval; safe for threads and processes.
 
@@ -230,6 +249,7 @@ class ResearchRepository:
         self.chunk_overlap = chunk_overlap
         self._bm25: OrderedDict[Hashable, _CachedBM25] = OrderedDict()
         self._answers: OrderedDict[Hashable, Any] = OrderedDict()
+        self._stored_tokens: dict[str, _StoredTokens] = {}
 
     def _on_server_already(self) -> bool:
         """Whether the collection exists on the team's Chroma server (False when the repository is embedded)."""
@@ -423,8 +443,27 @@ class ResearchRepository:
                 embeddings=np.asarray([chunk.embedding for chunk in chunks], dtype=np.float32),
                 metadatas=[record(chunk) for chunk in chunks],
             )
+        self._keep_tokens(chunks)
         release_memory()  # Chroma's buffers for the batch, which would otherwise pile up while a long text is indexed
         return len(chunks)
+
+    def keep_bm25_tokens(self, corpus: str) -> None:
+        """Tokenize for BM25 the chunks of `corpus` stored from now on, as they are stored, so that its BM25 index
+        is built from them instead of reading every chunk back from Chroma: when the corpus then holds exactly
+        those chunks, in that order (a first index). Otherwise the index is built as always; so a sync asks for
+        this when the corpus has nothing indexed yet. Tokens are kept until the corpus's next index build."""
+        self._stored_tokens[corpus] = _StoredTokens(_bm25_tokenizer())
+
+    def _keep_tokens(self, chunks: list[StoredChunk]) -> None:
+        """Tokenize the stored chunks of the corpora whose tokens are kept, as `_build_bm25` would read them."""
+        for corpus, kept in self._stored_tokens.items():
+            mine = [chunk for chunk in chunks if chunk.corpus == corpus]
+            if not mine:
+                continue
+            texts = [_bm25_text(chunk.title, chunk.text) for chunk in mine]
+            tokens = kept.tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
+            kept.tokens.extend(np.array(ids, dtype=np.int32) for ids in tokens)
+            kept.chunk_ids.extend(chunk.chunk_id for chunk in mine)
 
     def remove_documents(self, source_ids: Iterable[str]) -> None:
         """Delete every chunk of these sources."""
@@ -698,23 +737,46 @@ class ResearchRepository:
 
     def _build_bm25(self, corpus: str | None, ids: frozenset[str] | None, revision: int) -> _CachedBM25:
         """A BM25 index over the chunks under a filter, read and tokenized a page at a time, so that only
-        their token ids, never all their texts and metadata, are in memory at once."""
-        tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=english_stemmer())
-        chunk_ids: list[str] = []
-        tokens: list[list[int]] = []
-        for page_ids, metadatas in self._pages_by_id(self._where(corpus, ids), _BM25_PAGE):
-            check_stop()
-            texts = [f"{meta.get('title', '')}\n{chunk_text(meta)}" for meta in metadatas]
-            tokens.extend(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False))
-            chunk_ids.extend(page_ids)
-            del texts, metadatas
-            release_memory()  # give back the page read from Chroma before the next one is read
+        their token ids, never all their texts and metadata, are in memory at once; or from the tokens kept as
+        they were stored (`keep_bm25_tokens`) when the corpus holds exactly those chunks in that order."""
+        kept = self._stored_tokens.pop(corpus, None) if corpus is not None and ids is None else None
+        if kept is not None:
+            listed = [
+                chunk_id
+                for page_ids, _ in self._pages(self._where(corpus, ids), metadata=False)
+                for chunk_id in page_ids
+            ]
+            if listed != kept.chunk_ids:
+                kept = None
+        if kept is not None:
+            tokenizer = kept.tokenizer
+            chunk_ids = kept.chunk_ids
+            tokens: list[list[int]] = [row.tolist() for row in kept.tokens]
+            del kept
+        else:
+            tokenizer, chunk_ids, tokens = self._read_bm25_tokens(corpus, ids)
         if not chunk_ids:
             return _CachedBM25(revision=revision, index=None, size=0)
         check_stop()
         bm25 = bm25s.BM25()
         bm25.index((tokens, tokenizer.get_vocab_dict()), show_progress=False)
         return _CachedBM25(revision=revision, index=ChunkBM25(bm25, chunk_ids), size=len(chunk_ids))
+
+    def _read_bm25_tokens(
+        self, corpus: str | None, ids: frozenset[str] | None
+    ) -> tuple[bm25s.tokenization.Tokenizer, list[str], list[list[int]]]:
+        """The chunks under a filter read back from Chroma and tokenized, a page at a time."""
+        tokenizer = _bm25_tokenizer()
+        chunk_ids: list[str] = []
+        tokens: list[list[int]] = []
+        for page_ids, metadatas in self._pages_by_id(self._where(corpus, ids), _BM25_PAGE):
+            check_stop()
+            texts = [_bm25_text(str(meta.get("title", "")), chunk_text(meta)) for meta in metadatas]
+            tokens.extend(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False))
+            chunk_ids.extend(page_ids)
+            del texts, metadatas
+            release_memory()  # give back the page read from Chroma before the next one is read
+        return tokenizer, chunk_ids, tokens
 
     def _bm25_dir(self, corpus: str | None) -> Path:
         name = "all" if corpus is None else "corpus-" + hashlib.sha1(corpus.encode()).hexdigest()[:16]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import docx
@@ -290,3 +291,48 @@ def test_worker_processes_hand_over_whole_batches_to_store(tmp_path: Path, monke
 
     assert report.indexed == 70 and repository.chunk_count() == 70
     assert stored == [64, 6]
+
+
+def _bm25_arrays(repository: ResearchRepository, corpus: str) -> tuple[object, ...]:
+    """The corpus's BM25 index as built now: its chunk ids, vocabulary and score matrix."""
+    cached = repository._bm25_for(corpus, None)
+    assert cached.index is not None
+    scores = cached.index.bm25.scores
+    matrix = tuple(scores[name].tobytes() for name in ("data", "indices", "indptr"))
+    return cached.index.chunk_ids, cached.index.bm25.vocab_dict, matrix
+
+
+def test_a_first_index_builds_its_bm25_index_from_the_chunks_as_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first index tokenizes chunks as it stores them instead of reading them all back: the very index that
+    reading them back gives. A re-sync, whose corpus holds chunks it did not store, reads them back."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(12):
+        lines = [f"Tram {number} line {line}: the depot services bogie {line * number} in May." for line in range(60)]
+        (corpus / f"note{number:02}.md").write_text(f"# Note {number}\n\n" + "\n\n".join(lines))
+    repository = ResearchRepository(tmp_path / "db", HashingEmbedding())
+    read_back: list[str | None] = []
+    read = ResearchRepository._read_bm25_tokens
+
+    def spied(self: ResearchRepository, corpus: str | None, ids: frozenset[str] | None) -> object:
+        read_back.append(corpus)
+        return read(self, corpus, ids)
+
+    monkeypatch.setattr(ResearchRepository, "_read_bm25_tokens", spied)
+    indexer = CorpusIndexer(corpus, repository, DocumentCache(tmp_path / "cache"))
+    indexer.sync()
+    assert read_back == [] and repository.chunk_count() > 12 * 3  # built from what was stored
+    as_stored = _bm25_arrays(repository, indexer.corpus_id)
+    repository._bm25.clear()
+    shutil.rmtree(repository._bm25_dir(indexer.corpus_id))
+    assert _bm25_arrays(repository, indexer.corpus_id) == as_stored  # read back: the same index
+    assert read_back == [indexer.corpus_id]
+
+    (corpus / "note03.md").write_text("# Note 3\n\nTram 3 was retired.\n")
+    indexer.sync()
+    assert read_back == [indexer.corpus_id] * 2  # the corpus held chunks this sync did not store
+    assert [p.source_id for p in repository.retrieve("retired", 1, corpus=indexer.corpus_id)] == [
+        source_id_for(locator(corpus / "note03.md"))
+    ]
