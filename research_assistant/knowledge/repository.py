@@ -209,8 +209,9 @@ class _StoredTokens:
 
     tokenizer: bm25s.tokenization.Tokenizer
     chunk_ids: list[str] = dataclasses.field(default_factory=list)
-    tokens: list[np.ndarray] = dataclasses.field(default_factory=list)
-    """Each chunk's token ids (int32: a fifth of a list of Python ints)."""
+    tokens: list[list[int]] = dataclasses.field(default_factory=list)
+    """Each chunk's token ids, as the tokenizer gives them: lists of the vocabulary's own int objects, 8 bytes a
+    token (an int32 array made into lists again would make an int object of every token: 60 MB more here)."""
 
 
 def _bm25_tokenizer() -> bm25s.tokenization.Tokenizer:
@@ -462,7 +463,7 @@ class ResearchRepository:
                 continue
             texts = [_bm25_text(chunk.title, chunk.text) for chunk in mine]
             tokens = kept.tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
-            kept.tokens.extend(np.array(ids, dtype=np.int32) for ids in tokens)
+            kept.tokens.extend(tokens)
             kept.chunk_ids.extend(chunk.chunk_id for chunk in mine)
 
     def remove_documents(self, source_ids: Iterable[str]) -> None:
@@ -751,7 +752,7 @@ class ResearchRepository:
         if kept is not None:
             tokenizer = kept.tokenizer
             chunk_ids = kept.chunk_ids
-            tokens: list[list[int]] = [row.tolist() for row in kept.tokens]
+            tokens = kept.tokens
             del kept
         else:
             tokenizer, chunk_ids, tokens = self._read_bm25_tokens(corpus, ids)
