@@ -457,7 +457,7 @@ class ResearchRepository:
 
     def _keep_tokens(self, chunks: list[StoredChunk]) -> None:
         """Tokenize the stored chunks of the corpora whose tokens are kept, as `_build_bm25` would read them."""
-        for corpus, kept in self._stored_tokens.items():
+        for corpus, kept in list(self._stored_tokens.items()):  # a reader's index build may pop one meanwhile
             mine = [chunk for chunk in chunks if chunk.corpus == corpus]
             if not mine:
                 continue
