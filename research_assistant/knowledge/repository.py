@@ -85,10 +85,13 @@ MODEL_KEY = "embedding_model"
 _REVISION_ALL = "rev*"
 
 _DOCS_PER_BATCH = 64
-_NODES_PER_BATCH = 1024
-"""Chunks embedded and stored together: enough for fast inserts, few enough that a cancelled run stops within about
-a second. Chroma's cost is partly per call: the Python manual's 14,446 chunks took 8.9 s of CPU to store 1,024 at a
-time, 10.8 s 256 at a time."""
+_NODES_PER_BATCH = 256
+"""Chunks embedded and stored together: enough for fast inserts, few enough that a cancelled run stops at once and a
+long text's progress lines fall near each tenth."""
+_READY_PER_BATCH = 1024
+"""Chunks stored together when worker processes made them (and their vectors) ahead, for a corpus of many files:
+Chroma's cost is partly per call (the Python manual's 14,446 chunks took 8.9 s of CPU to store 1,024 at a time,
+10.8 s 256 at a time), and progress lines there are tenths of the whole corpus."""
 _BM25_PAGE = 500
 """Chunks read and tokenized at a time while a BM25 index is built: Chroma's reads of larger pages (each
 chunk's text comes with it) cost hundreds of megabytes of transient memory for a large corpus."""
@@ -409,6 +412,7 @@ class ResearchRepository:
         """
         latest = list({doc.source_id: doc for doc in docs}.values())  # a source listed twice: the last copy wins
         added = done = 0
+        per_call = _READY_PER_BATCH if chunked else _NODES_PER_BATCH
         with self._guard.exclusive():
             for start in range(0, len(latest), _DOCS_PER_BATCH):
                 part = latest[start : start + _DOCS_PER_BATCH]
@@ -420,7 +424,7 @@ class ResearchRepository:
                     batch: list[StoredChunk] = []
                     for chunk, reached in self._chunks(part, run_id, chunked or {}):
                         batch.append(chunk)
-                        if len(batch) == _NODES_PER_BATCH:
+                        if len(batch) == per_call:
                             added += self._insert(batch)
                             batch = []
                             if progress is not None:
