@@ -19,8 +19,15 @@ a question outside the set, as in a team's steady state. Alongside the wall time
 workers and the servers spent (user + system), so a speed-up short of the goal can be told apart: CPU the machine
 did not give us (other load: fewer of its cores busy with our processes than it has), or work the workers added
 (more CPU seconds for the same runs). The machine's load average before and after each timing says how much other
-work it shared the cores with. Prints a Markdown table and writes the figures to JSON: the median timing per mode,
-and every timing. Not a test.
+work it shared the cores with; what the machine's CPUs did meanwhile (/proc/stat: idle, stolen by the hypervisor,
+busy with other processes) says it more exactly. A probe measures the machine's speed during each timing: the CPU
+that a fixed piece of work costs a small process that runs it every 0.1 s. Where a run costs more CPU in one timing
+than in another, and the probe and the servers (whose work is the same in both) cost more too, the machine ran
+slower, not the runs. Prints a Markdown table and writes the figures to JSON: the median timing per mode, and every
+timing. Not a test.
+
+Set `TEAM_BENCH_WRAPPER` to a command to run each run through (a profiler: `py-spy record -o run.txt --format raw
+--`, `strace -f -c -o run.strace`, ...).
 
     python benchmarks/team.py --mode both --runs 8 --workers 4 --out benchmarks/team-results.json
 """
@@ -34,6 +41,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -63,6 +71,9 @@ CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 WEB_DOCUMENTS = ("overview.md", "history.md", "ridership-2023.md", "depot.txt", "fares.html")
 WARM_QUESTION = "What does a single fare on the Halvorsby trams cost?"
 API_KEY = "team-bench"
+WRAPPER = shlex.split(os.environ.get("TEAM_BENCH_WRAPPER", ""))
+"""A command that each run's command is passed to (a profiler, say: `py-spy record -o run.json --`), when
+`TEAM_BENCH_WRAPPER` is set."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,68 @@ class Timing:
     """The machine's load average (1 minute) at the end: runnable processes, ours and others'."""
     load_before: float
     """The same just before the timing started: other work on the machine, which the workers then share it with."""
+    machine: MachineTimes
+    """What the whole machine's CPUs did meanwhile (/proc/stat)."""
+    probe_cpu_ms: float
+    """The machine probe's CPU milliseconds per piece of its fixed work meanwhile (`PROBE`)."""
+    system_cpu_seconds: float
+    """The kernel's part of `cpu_seconds`."""
+
+
+@dataclass(frozen=True)
+class MachineTimes:
+    """Seconds the machine's CPUs, all of them together, spent busy (user, nice, system, interrupts), idle (with
+    I/O wait) and stolen by the hypervisor (a virtual CPU that wanted to run, not given a physical one), from the
+    first line of /proc/stat. Busy time less our workers' and servers' is other processes' work: a truer measure
+    of a shared machine's load during a timing than the load average."""
+
+    busy: float
+    idle: float
+    steal: float
+
+    @staticmethod
+    def now() -> MachineTimes:
+        fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        user, nice, system, idle, iowait, irq, softirq, steal = fields
+        tick = os.sysconf("SC_CLK_TCK")
+        return MachineTimes((user + nice + system + irq + softirq) / tick, (idle + iowait) / tick, steal / tick)
+
+    def __sub__(self, other: MachineTimes) -> MachineTimes:
+        return MachineTimes(self.busy - other.busy, self.idle - other.idle, self.steal - other.steal)
+
+
+PROBE = """
+import sys, threading, time
+def chunk():
+    d = {}
+    for i in range(20000):
+        d[str(i)] = i
+    return len(d)
+ended = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), ended.set()), daemon=True).start()
+spent = []
+while not ended.wait(0.1):
+    started = time.thread_time()
+    chunk()
+    spent.append(time.thread_time() - started)
+spent.sort()
+print(spent[len(spent) // 2] * 1000 if spent else 0.0)
+"""
+"""The machine's speed meanwhile: every 0.1 s a fixed piece of pure-Python work (a few milliseconds, about 2% of a
+core), whose median CPU milliseconds are printed when stdin closes. The same work costs more CPU where the machine
+runs a process slower (its virtual CPU waking from idle, say), whatever our workers do."""
+
+
+@contextmanager
+def machine_probe() -> Iterator[list[float]]:
+    """Run `PROBE` for the block; the list then holds its median CPU milliseconds per piece of work."""
+    result: list[float] = []
+    probe = subprocess.Popen([sys.executable, "-c", PROBE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        yield result
+    finally:
+        output, _ = probe.communicate("", timeout=30)
+        result.append(float(output.strip() or 0.0))
 
 
 def process_cpu(pid: int) -> float:
@@ -145,7 +218,17 @@ def research(workdir: Path, env: dict[str, str], questions: list[str], sources: 
     child = {k: v for k, v in os.environ.items() if not k.startswith(("RESEARCH_", "TAVILY_", "EXA_"))}
     child.update(env, RESEARCH_DB_DIR=str(workdir / "db"), RESEARCH_CACHE_DIR=str(workdir / "cache"))
     for question in questions:
-        command = [sys.executable, "-m", "research_assistant.cli", "run", question, "--depth", "quick", "--quiet"]
+        command = [
+            *WRAPPER,
+            sys.executable,
+            "-m",
+            "research_assistant.cli",
+            "run",
+            question,
+            "--depth",
+            "quick",
+            "--quiet",
+        ]
         command += ["--corpus", str(CORPUS)] if sources == "local" else ["--sources", sources]
         done = subprocess.run(command, cwd=workdir, env=child, check=False, capture_output=True, text=True)
         if done.returncode != 0:
@@ -167,6 +250,11 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def children_system_cpu() -> float:
+    """The system (kernel) part of `children_cpu`: page faults, system calls, wake-ups of other threads."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
+
+
 def timed(work: list[tuple[Path, list[str]]], env: dict[str, str], sources: str, servers: list[int]) -> Timing:
     """Run the workers' questions; the wall time, the workers' CPU time and the servers' (processes `servers`,
     whose ended children count: the PostgreSQL backends of workers that have finished)."""
@@ -175,13 +263,16 @@ def timed(work: list[tuple[Path, list[str]]], env: dict[str, str], sources: str,
         return sum(process_cpu(pid) for pid in servers)
 
     load = os.getloadavg()[0]
-    cpu, server_cpu, started = children_cpu(), servers_cpu(), time.perf_counter()
-    with ThreadPoolExecutor(max_workers=len(work)) as pool:
-        for future in [pool.submit(research, folder, env, questions, sources) for folder, questions in work]:
-            future.result()
-    seconds = time.perf_counter() - started
-    time.sleep(0.5)  # the backends of the last workers end
-    return Timing(seconds, children_cpu() - cpu, servers_cpu() - server_cpu, os.getloadavg()[0], load)
+    with machine_probe() as probe:  # ended after the workers' CPU is read: its own is not theirs
+        cpu, server_cpu, machine, started = children_cpu(), servers_cpu(), MachineTimes.now(), time.perf_counter()
+        system = children_system_cpu()
+        with ThreadPoolExecutor(max_workers=len(work)) as pool:
+            for future in [pool.submit(research, folder, env, questions, sources) for folder, questions in work]:
+                future.result()
+        seconds, machine = time.perf_counter() - started, MachineTimes.now() - machine
+        time.sleep(0.5)  # the backends of the last workers end
+        cpu, server_cpu, system = children_cpu() - cpu, servers_cpu() - server_cpu, children_system_cpu() - system
+    return Timing(seconds, cpu, server_cpu, os.getloadavg()[0], load, machine, probe[0], system)
 
 
 @contextmanager
@@ -230,6 +321,26 @@ def figures(mode: str, runs: int, one: Timing, many: Timing, extra: dict[str, An
         "one_after_another_load_average_after": round(one.load, 2),
         "workers_load_average_before": round(many.load_before, 2),
         "workers_load_average_after": round(many.load, 2),
+        **{
+            f"{name}_{key}": value
+            for name, timing in (("one_after_another", one), ("workers", many))
+            for key, value in machine_figures(timing).items()
+        },
+    }
+
+
+def machine_figures(timing: Timing) -> dict[str, float]:
+    """The machine's side of a timing: how much of its CPUs sat idle, how much the hypervisor took, and how much
+    other processes used (the machine's busy time less our workers' and servers'; this script's own process, which
+    serves the fake web, among them)."""
+    machine = timing.machine
+    others = machine.busy - timing.cpu_seconds - timing.servers_cpu_seconds
+    return {
+        "machine_idle_fraction": round(machine.idle / max(machine.busy + machine.idle + machine.steal, 1e-9), 2),
+        "machine_steal_seconds": round(machine.steal, 1),
+        "other_processes_cpu_seconds": round(max(others, 0.0), 1),
+        "machine_probe_cpu_ms": round(timing.probe_cpu_ms, 2),
+        "runs_system_cpu_seconds": round(timing.system_cpu_seconds, 1),
     }
 
 
