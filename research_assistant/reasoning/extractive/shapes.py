@@ -18,6 +18,8 @@ _WHAT_IS = re.compile(r"^(?:what|who) (?:is|are|was|were) (?:a |an |the )?(.+?)[
 _WHAT_DOES = re.compile(
     r"^what (?:does|do) it mean (?:for .+? )?to (?:be |have )?(?:a |an |the )?(.+?)[?.!]*$"
     r"|^(?:in .+?, )?what is meant by (?:a |an |the )?(.+?)[?.!]*$"
+    r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
+    r"(?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
     r"|^what (?:is|are) (?:a |an |the )?(.+?) used for",
     re.IGNORECASE,
@@ -25,7 +27,7 @@ _WHAT_DOES = re.compile(
 _CATEGORY_WORDS = frozenset(
     content_terms(
         "function method module class keyword operator statement command option parameter attribute placeholder "
-        "directive specifier variable setting flag field column code pragma character"
+        "directive specifier variable setting flag field column code pragma character name word term abbreviation"
     )
 )
 _SIGNATURE_LINE = re.compile(r"^@?[A-Za-z_][\w.]*\([^()\n]*\)[^\n]*\n")

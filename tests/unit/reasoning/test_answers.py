@@ -164,6 +164,13 @@ def test_the_defined_subject_is_found_after_a_context_phrase_and_in_what_is_mean
     ]
 
 
+def test_what_a_name_is_called_is_the_defined_subject() -> None:
+    """'What is meant when a server is called a falseticker?' defines 'falseticker'; in 'What does the name slonik
+    mean?' the word 'name' says what kind of thing slonik is, as 'function' does in 'the zip function'."""
+    assert defined_subject("What is meant when a time server is called a falseticker?") == ["falsetick"]
+    assert defined_subject("What does the name slonik mean?") == ["slonik"]
+
+
 @pytest.mark.parametrize(
     ("sentence", "strength"),
     [
