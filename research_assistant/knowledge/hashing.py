@@ -112,9 +112,9 @@ def hashing_vector(text: str, dim: int) -> np.ndarray:
 
 def hashing_vectors(texts: Sequence[str], dim: int) -> np.ndarray:
     """The vectors of several texts, one row each (float64), as `hashing_vector` gives each."""
+    global _features
     rows = np.zeros((len(texts), dim))
     for start in range(0, len(texts), _BLOCK):
-        global _features
         if len(_features.numbered) + len(_features.words) >= _FEATURES_KEPT:
             _features = _Features()
         _embed_block(texts[start : start + _BLOCK], dim, rows[start : start + _BLOCK], _features)
