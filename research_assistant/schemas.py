@@ -244,16 +244,27 @@ class ResearchReport(Record):
     caveats: list[str] = Field(default_factory=list)
     quick_answer: bool = Field(default=False, description="A short cited answer to a simple question.")
 
-    def statements(self) -> list[Finding]:
-        """The findings a reader takes as the report's statements: summary, key findings, sections, consensus
-        and the sides of conflicts, in report order (the direct answer is quoted, not stated)."""
+    def parts(self) -> list[tuple[str, list[Finding]]]:
+        """Each part of the report with its findings, in report order, named by its heading ('Key findings',
+        'Findings by sub-question: <heading>', 'Conflicting evidence: <topic>')."""
         return [
-            *self.summary,
-            *self.key_findings,
-            *(f for section in self.sections for f in section.findings),
-            *self.consensus,
-            *(f for conflict in self.conflicts for f in conflict.sides),
+            ("Answer", self.answer),
+            ("Summary", self.summary),
+            ("Key findings", self.key_findings),
+            *((f"Findings by sub-question: {section.heading}", section.findings) for section in self.sections),
+            ("Consensus", self.consensus),
+            *((f"Conflicting evidence: {conflict.topic}", conflict.sides) for conflict in self.conflicts),
         ]
+
+    def findings(self) -> list[tuple[str, Finding]]:
+        """Every finding of the report with the part it is in, in report order; a consensus finding is followed by
+        the findings that agree with it."""
+        return [(part, voice) for part, found in self.parts() for f in found for voice in (f, *f.agreeing)]
+
+    def statements(self) -> list[Finding]:
+        """The findings a reader takes as the report's statements, in report order: every part's but the direct
+        answer's (quoted, not stated), without the findings that agree with a consensus finding."""
+        return [finding for _, found in self.parts()[1:] for finding in found]
 
 
 class TokenUsage(Record):

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from research_assistant.echo import counted, shorten
-from research_assistant.page.sources_view import all_findings, failed_sources, has_findings
+from research_assistant.page.sources_view import failed_sources, has_findings
 from research_assistant.report.citations import escape_markdown
 from research_assistant.report.document import link_citations
 from research_assistant.report.support import UNVERIFIED
@@ -65,7 +65,8 @@ def early_stop(reason: str | None) -> bool:
 
 def unverified(report: ResearchReport | None) -> int:
     """How many of the report's statements are marked as not clearly supported by their evidence."""
-    return sum(1 for finding in all_findings(report) if finding.text.rstrip().endswith(UNVERIFIED))
+    statements = report.statements() if report is not None else []
+    return sum(1 for finding in statements if finding.text.rstrip().endswith(UNVERIFIED))
 
 
 def warnings(state: Mapping[str, Any], stop_reason: str | None) -> list[str]:

@@ -16,7 +16,7 @@ from research_assistant.page.text import domain_of, locator_markdown
 from research_assistant.report.citations import TYPE_NAMES, escape_markdown, format_source
 from research_assistant.report.locations import relative_code_spans
 from research_assistant.report.verify import normalize_whitespace, parse_sources
-from research_assistant.schemas import Evidence, Finding, ResearchReport, SourceRecord, SourceStatus
+from research_assistant.schemas import Evidence, ResearchReport, SourceRecord, SourceStatus
 
 QUOTES_PER_CARD = 5
 DOWNLOAD_LIMIT = 50 * 1024 * 1024  # bytes: a local document larger than this is not offered for download
@@ -39,16 +39,6 @@ def anchor(number: int) -> str:
 # Pure helpers (unit-tested) ------------------------------------------------------------------------------
 
 
-def all_findings(report: ResearchReport | None) -> list[Finding]:
-    """Every statement of the report, in report order."""
-    if report is None:
-        return []
-    findings = [*report.answer, *report.summary, *report.key_findings]
-    findings += [voice for finding in report.consensus for voice in (finding, *finding.agreeing)]
-    findings += [finding for section in report.sections for finding in section.findings]
-    return findings + [side for conflict in report.conflicts for side in conflict.sides]
-
-
 def has_findings(state: Mapping[str, Any]) -> bool | None:
     """Whether the run's report states anything, cited to a source; None when the state holds no report. A
     report whose findings all lost their sources cites nothing (`cited_sources`) and has none."""
@@ -57,12 +47,13 @@ def has_findings(state: Mapping[str, Any]) -> bool | None:
         return None
     if "cited_sources" in state:
         return bool(state["cited_sources"])
-    return bool(all_findings(report))
+    return bool(report.findings())
 
 
 def cited_evidence(report: ResearchReport | None) -> list[str]:
     """The evidence ids the report's findings cite, in report order."""
-    return list(dict.fromkeys(eid for finding in all_findings(report) for eid in finding.evidence_ids))
+    findings = report.findings() if report is not None else []
+    return list(dict.fromkeys(eid for _, finding in findings for eid in finding.evidence_ids))
 
 
 def cited_sources(state: Mapping[str, Any], markdown: str = "") -> dict[int, SourceRecord]:

@@ -3,12 +3,12 @@ findings the other run put in another part of its report."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from research_assistant.schemas import Finding, ResearchReport, SourceRecord, SourceStatus
+from research_assistant.schemas import ResearchReport, SourceRecord, SourceStatus
 
 
 class MovedFinding(BaseModel):
@@ -42,28 +42,12 @@ def _read_sources(state: Mapping[str, Any]) -> dict[str, SourceRecord]:
     return {s.locator: s for s in sources.values() if s.status is SourceStatus.READ}
 
 
-def _placed(report: ResearchReport) -> Iterator[tuple[str, Finding]]:
-    """Every finding of the report with the part it is in, in report order."""
-    for part, findings in (
-        ("Answer", report.answer),
-        ("Summary", report.summary),
-        ("Key findings", report.key_findings),
-    ):
-        yield from ((part, finding) for finding in findings)
-    for section in report.sections:
-        yield from ((f"Findings by sub-question: {section.heading}", finding) for finding in section.findings)
-    for finding in report.consensus:
-        yield from (("Consensus", voice) for voice in (finding, *finding.agreeing))
-    for conflict in report.conflicts:
-        yield from ((f"Conflicting evidence: {conflict.topic}", side) for side in conflict.sides)
-
-
 def _findings(state: Mapping[str, Any]) -> dict[str, str]:
     """Each finding's text (whitespace aside) -> the part of the report that states it first, in report order."""
     report: ResearchReport | None = state.get("report")
     found: dict[str, str] = {}
     if report is not None:
-        for part, finding in _placed(report):
+        for part, finding in report.findings():
             found.setdefault(" ".join(finding.text.split()), part)
     return found
 

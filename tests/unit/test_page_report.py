@@ -198,6 +198,13 @@ def test_cards_are_numbered_as_the_renderer_numbered_them_not_as_the_markdown_sa
     )
 
 
+def test_the_cited_evidence_follows_the_order_of_the_report() -> None:
+    consensus = Finding(text="Fares rose", evidence_ids=["E4"], agreeing=[Finding(text="Up", evidence_ids=["E5"])])
+    report = REPORT.model_copy(update={"answer": [Finding(text="2.40", evidence_ids=["E3"])], "consensus": [consensus]})
+
+    assert cited_evidence(report) == ["E3", "E1", "E2", "E4", "E5"], "answer, key findings, sections, then consensus"
+
+
 def test_a_report_has_findings_only_when_it_cites_a_source() -> None:
     assert has_findings(STATE) is True
     assert has_findings({**STATE, "cited_sources": []}) is False, "its findings lost their sources"

@@ -52,10 +52,7 @@ def report(evidence: list[Evidence], sources: list[SourceRecord] = SOURCES) -> R
 
 
 def all_findings(result: ResearchReport) -> list:
-    sides = [f for c in result.conflicts for f in c.sides]
-    sections = [f for s in result.sections for f in s.findings]
-    consensus = [v for f in result.consensus for v in (f, *f.agreeing)]
-    return [*result.answer, *result.summary, *result.key_findings, *sections, *consensus, *sides]
+    return [finding for _, finding in result.findings()]
 
 
 def test_every_finding_quotes_its_evidence_verbatim() -> None:
