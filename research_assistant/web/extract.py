@@ -195,15 +195,15 @@ def decode_html(page: FetchedPage) -> str:
 
 def _from_html(page: FetchedPage) -> ExtractedPage:
     html = decode_html(page)
-    soup_page = html_to_text(html)  # XHTML is read as HTML on purpose, as browsers do, and without a warning
+    own_page = html_to_text(html)  # XHTML is read as HTML on purpose, as browsers do, and without a warning
     url = page.final_url  # lets trafilatura read a date from /2024/05/01/ paths
     if len(html) > LARGE_HTML or _DOC_GENERATOR.search(html[:_HEAD_BYTES]):
-        metadata, text, extractor = _trafilatura_metadata(html, url), soup_page.text, "html_text"
+        metadata, text, extractor = _trafilatura_metadata(html, url), own_page.text, "html_text"
     else:
         code = _code_blocks(html)
         extracted = _trafilatura_extract(html, url, code)
         metadata = extracted[0] if extracted else _Metadata()
-        text, extractor = _choose_text(html, extracted[1] if extracted else "", soup_page, code)
+        text, extractor = _choose_text(html, extracted[1] if extracted else "", own_page, code)
     if not text.strip():
         raise ExtractionError("the page has no readable text")
     # Trafilatura's metadata first: its titles drop the site's name, its dates are checked for plausibility.
@@ -212,11 +212,11 @@ def _from_html(page: FetchedPage) -> ExtractedPage:
     own_canonical = metadata.canonical_url if metadata.canonical_url != url else None
     lang = _HTML_LANG.search(html[:_HEAD_BYTES])
     return ExtractedPage(
-        title=_title(metadata.title, _clean_title(soup_page.title)) or _title_from_url(url),
+        title=_title(metadata.title, _clean_title(own_page.title)) or _title_from_url(url),
         text=text,
-        author=_author(metadata.author) or _author(soup_page.author),
-        published=iso_date(metadata.published) or iso_date(soup_page.published),
-        canonical_url=_web_url(soup_page.canonical_url, url) or _web_url(own_canonical, url),
+        author=_author(metadata.author) or _author(own_page.author),
+        published=iso_date(metadata.published) or iso_date(own_page.published),
+        canonical_url=_web_url(own_page.canonical_url, url) or _web_url(own_canonical, url),
         final_url=url,
         content_type=page.content_type,
         language=metadata.language or (lang.group(1).lower() if lang else None),
@@ -224,7 +224,7 @@ def _from_html(page: FetchedPage) -> ExtractedPage:
     )
 
 
-def _choose_text(html: str, traf_text: str, soup_page: ExtractedHtml, code: Sequence[str]) -> tuple[str, str]:
+def _choose_text(html: str, traf_text: str, own_page: ExtractedHtml, code: Sequence[str]) -> tuple[str, str]:
     """Trafilatura's text, unless it found nothing or cut what the page marks as its content.
 
     Where `html_to_text` read a container the page marks as main (``<main>``, ``<article>``,
@@ -233,18 +233,18 @@ def _choose_text(html: str, traf_text: str, soup_page: ExtractedHtml, code: Sequ
     container `html_to_text` read the whole body, boilerplate included, so only a near-total loss counts.
     """
     if not traf_text.strip():
-        return soup_page.text, "html_text"
+        return own_page.text, "html_text"
     marked = _MAIN_CONTAINER.search(html) is not None
-    if marked and any(block in soup_page.text and block not in traf_text for block in code):
-        return soup_page.text, "html_text"
-    if len(traf_text) < (MIN_SHARE_MARKED if marked else MIN_SHARE_UNMARKED) * len(soup_page.text):
-        return soup_page.text, "html_text"
-    if _rows_run_together(soup_page.text, traf_text) >= MIN_TABLE_ROWS:
-        return soup_page.text, "html_text"  # trafilatura kept a table's cells but not its rows ('%Wweek of year')
-    if _blocks_lost_inside(soup_page.text, traf_text) >= MIN_LOST_BLOCKS:
-        return soup_page.text, "html_text"  # it dropped paragraphs or list items from the middle of the content
-    if _headings_lost_inside(html, soup_page.text, traf_text) >= MIN_LOST_HEADINGS:
-        return soup_page.text, "html_text"  # it dropped the headings that say what each part is about
+    if marked and any(block in own_page.text and block not in traf_text for block in code):
+        return own_page.text, "html_text"
+    if len(traf_text) < (MIN_SHARE_MARKED if marked else MIN_SHARE_UNMARKED) * len(own_page.text):
+        return own_page.text, "html_text"
+    if _rows_run_together(own_page.text, traf_text) >= MIN_TABLE_ROWS:
+        return own_page.text, "html_text"  # trafilatura kept a table's cells but not its rows ('%Wweek of year')
+    if _blocks_lost_inside(own_page.text, traf_text) >= MIN_LOST_BLOCKS:
+        return own_page.text, "html_text"  # it dropped paragraphs or list items from the middle of the content
+    if _headings_lost_inside(html, own_page.text, traf_text) >= MIN_LOST_HEADINGS:
+        return own_page.text, "html_text"  # it dropped the headings that say what each part is about
     return traf_text, "trafilatura"
 
 

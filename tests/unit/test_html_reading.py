@@ -1,13 +1,12 @@
-"""The lxml reading of a page (`lxml_to_text`) gives BeautifulSoup's text to the character (`soup_to_text`),
-on markup where the two trees differ: whitespace-only strings, text of string containers (<script>, <rt>),
-comments, the tail text of a dropped element; and markup it leaves to BeautifulSoup."""
+"""The reading of a page on lxml's tree keeps the text BeautifulSoup's tree gave, to the character, on markup where
+the two trees differ: whitespace-only strings, text of string containers (<script>, <rt>), comments, the tail text
+of a dropped element; and reads markup it once left to BeautifulSoup."""
 
 from __future__ import annotations
 
 import pytest
 
-from research_assistant.text import html, html_lxml, html_soup
-from research_assistant.text.html import ExtractedHtml
+from research_assistant.text.html import ExtractedHtml, html_to_text
 
 CASES = {
     # A dropped script and permalink leave a space between the words around them, as a removed tag does.
@@ -58,30 +57,43 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_the_lxml_reading_gives_beautifulsoups_text(name: str) -> None:
+def test_the_reading_gives_beautifulsoups_text(name: str) -> None:
     markup, title, text = CASES[name]
 
-    page = html_lxml.lxml_to_text(markup)
+    page = html_to_text(markup)
 
     assert (page.title, page.text) == (title, text)
-    assert page == html_soup.soup_to_text(markup)
 
 
-def test_the_lxml_reading_reads_metadata() -> None:
-    page = html_lxml.lxml_to_text(CASES["metadata"][0])
+def test_the_reading_reads_metadata() -> None:
+    page = html_to_text(CASES["metadata"][0])
 
     assert page == ExtractedHtml("A page", "A page", "Ines Larsson", "2024-01-02", "https://x.org/p")
 
 
 @pytest.mark.parametrize(
-    "markup",
+    ("markup", "page"),
     [
-        "<body><h1>Next<!DOCTYPE html>Up</h1></body>",  # a doctype splits BeautifulSoup's strings, not lxml's text
-        "<div>" * 2100 + "deep text" + "</div>" * 2100,  # lxml's tree stops 2048 elements deep
-        "",
+        ("", ExtractedHtml("", "")),
+        ("<!-- a comment only -->", ExtractedHtml("", "")),
+        # The whole page is navigation: nothing is read of it but what its head says.
+        (
+            '<html role="navigation"><meta property="og:title" content="Site map"><p>a</p></html>',
+            ExtractedHtml("Site map", ""),
+        ),
+        (
+            '<html><head><script type="application/ld+json">{"author": "Ines"}</script></head><p>x</p></html>',
+            ExtractedHtml("", "x", "Ines"),
+        ),
+        # A doctype inside the page is no string (BeautifulSoup's was, and split the title's words at it).
+        ("<body><h1>Next<!DOCTYPE html>Up</h1></body>", ExtractedHtml("NextUp", "NextUp")),
+        # Deeper than lxml's own tree goes (2048 elements), read as BeautifulSoup read it, names an lxml element
+        # cannot hold included.
+        (
+            '<p xml:lang="en" @click="go">shallow</p><a:b x:y="1">named</a:b>' + "<div>" * 2100 + "deep text",
+            ExtractedHtml("", "shallow\n\nnamed\n\ndeep text"),
+        ),
     ],
 )
-def test_markup_the_lxml_reading_does_not_cover_is_read_by_beautifulsoup(markup: str) -> None:
-    with pytest.raises(html_lxml.Unsupported):
-        html_lxml.lxml_to_text(markup)
-    assert html.html_to_text(markup) == html_soup.soup_to_text(markup)
+def test_markup_once_left_to_beautifulsoup_is_read(markup: str, page: ExtractedHtml) -> None:
+    assert html_to_text(markup) == page
