@@ -69,6 +69,8 @@ URL_CASES = [
     ("http://1.2.3.4.5/", "1.2.3.4.5 is not a valid IPv4 address"),
     ("http://08.0.0.1/", "08.0.0.1 is not a valid IPv4 address"),
     ("http://256.0.0.1/", "256.0.0.1 is not a valid IPv4 address"),
+    ("http://0x7f.0x.0.1/", "127.0.0.1 is a loopback address"),  # a bare 0x is 0 (WHATWG)
+    ("http://93.184.215.14%09.1/", "is not a valid IPv4 address"),  # inet_aton would stop at the tab: no guess
     ("file:///etc/passwd", "not file: URLs"),
     ("ftp://example.com/file.txt", "not ftp: URLs"),
     ("gopher://example.com:70/_GET", "not gopher: URLs"),
