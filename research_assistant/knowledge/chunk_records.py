@@ -23,8 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-FILTER_KEYS = ("source_id", "corpus", "chunk")
-"""What searches and look-ups filter on, stored on every chunk."""
 DOCUMENT_KEYS = ("locator", "fetched_at", "run_id", "content_hash")
 """The document's fields that only its first chunk holds."""
 TEXT_KEY = "text"
