@@ -62,13 +62,17 @@ _DEFAULT = re.compile(
     r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b"
     r"|\b(?:leave|leaving|left)\b[^?.;]{0,40}\b(?:empty|blank|unset)\b"
     r"|\bif neither\b[^?]{0,80}\bnor\b[^?]{0,60}\b(?:says?|sets?|specif(?:y|ies)|gives?|assigns?|provides?|"
-    r"defines?|configures?|chooses?|picks?)\b",
+    r"defines?|configures?|chooses?|picks?)\b"
+    r"|\bunless (?:i|you|we|one|they) (?:\w+ )?(?:pick|choose|select|specif|override|give|pass|provide|tell)\w*\b"
+    r"|\b(?:if|when) (?:i|you|we|one|they) (?:have(?:n't|n’t| not)|had(?:n't|n’t| not)|did(?:n't|n’t| not)|"
+    r"do(?:n't|n’t| not)|never) (?:\w+ )?(?:pick|chose|choose|select|specif|override|gave|give|pass|provide|"
+    r"told|tell|set)\w*\b",
     re.I,
 )
 """'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'How often does it
 check, if I don't change the setting?', 'If I turn on health checks and don't set an interval, how often ...?', 'If
 neither the headers nor my configuration say how long, how long ...?', 'I leave the port field empty. Which port
-...?'"""
+...?', 'Which paper size, unless I pick another?', 'Which keys, if I haven't picked my own?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
@@ -97,9 +101,11 @@ _LIST = re.compile(
     r"|^\s*(?:list|name|enumerate)\b"
     r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
-    r"|^\s*which\s+(?!(?:is|was|has|does)\b)[a-z]*[^su\W]s\s+[a-z]+\b",
+    r"|^\s*which\s+(?!(?:is|was|has|does)\b)[a-z]*[^su\W]s\s+[a-z]+\b"
+    r"|^\s*(?:what|which)\s+(?:are|were)\s+(?:the|my|our|your|its|their)\s+(?:[\w-]+\s+){0,2}?[a-z]{2,}[^su\W]s\b",
     re.IGNORECASE,
 )
+"""... and any 'What are the (main) things ...?': a plural asked for with the article is a set of them."""
 _SELECTING = re.compile(r"\b(?:rather than|instead of|unlike)\b", re.IGNORECASE)
 """Comparison words that, in a 'which tasks run daily rather than hourly' question, only narrow a selection."""
 _COMPARISON = re.compile(
@@ -129,8 +135,10 @@ _VALUE_TOKEN = re.compile(
     r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
     r"infinite|no limit|yes|no)\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
+    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)"
 )
-"""A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name."""
+"""A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name, a control
+key in caret notation ('^]', '^C')."""
 _DEFAULT_STATEMENT = re.compile(
     r"\bdefaults? (?:is|are|was|to|of|value|setting|:)|\bby default\b|\bdefault(?:s|ed)? to\b|\bdefault\b[^.;]{0,60}"
     r"\b(?:is|are|of|=)\b|\bif (?:not|no|omitted|unset)\b|\bunless\b|\bwhen (?:not|omitted)\b|\binitially\b",
@@ -172,6 +180,10 @@ _POLARITY = re.compile(
     re.IGNORECASE,
 )
 _LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
+_ENUMERATION = re.compile(r"(?:[\w.+#-]+(?: [\w.+#-]+)?,\s+){3,}[\w.+#-]+")
+"""Four or more short items separated by commas, with or without a closing 'and' ('gfortran, g95, xlf95, fort')."""
+UNLISTED_FIT = 0.8
+"""For a question asking which things (plural) a default is: a default stated without a list of items."""
 _LISTED_ITEMS = 3
 _ITEM_CHARS = 120
 _CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
@@ -179,12 +191,20 @@ _CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
 
 def _lists_items(text: str) -> bool:
     """Whether the text is a lead-in ending in a colon with at least three items under it, each a short line of
-    words or names of its own ('Fatal' / 'Error' / ...), not lines of code or of commands."""
+    words or names of its own ('Fatal' / 'Error' / ...), not lines of code or of commands.
+
+    The lead-in is one paragraph, wrapped or not (plain-text manuals wrap at 80 columns); an item may carry a
+    bullet, a closing ';' or ',', and a remark in parentheses ('- periodically check the servers' status (known
+    as health checks);'), which are punctuation of prose, not code."""
     lead, colon, rest = text.partition(":\n")
-    lines = [line.strip() for line in rest.splitlines() if line.strip()]
-    if not colon or "\n" in lead.strip() or len(lines) < _LISTED_ITEMS:
+    lines = [_ITEM_PUNCTUATION.sub("", line.strip()) for line in rest.splitlines() if line.strip()]
+    if not colon or "\n\n" in lead.strip() or len(lines) < _LISTED_ITEMS:
         return False
     return all(len(line) <= _ITEM_CHARS and not _CODE_MARK.search(line) for line in lines)
+
+
+_ITEM_PUNCTUATION = re.compile(r"^(?:[-*•]|\d+[.)])\s+|\s*\([\w\s',.-]*\)|[;,.]+$|\s+(?:and|or)$")
+"""A list item's bullet, its remarks in parentheses and its closing punctuation."""
 
 
 _COMMAND_LINE = re.compile(r"^\s*(?:\$|>>>|%|#)\s+\S")
@@ -598,7 +618,12 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "expansion":
         return expands(asked.acronym, text)
     if kind == "default":  # 'a default limit of 10 messages' does not say how large a message may be
-        return _default_strength(text, question) * (MEASURED_SUBJECT_FIT if _counts_instead(question, figures) else 1.0)
+        strength = _default_strength(text, question)
+        if _counts_instead(question, figures):
+            strength *= MEASURED_SUBJECT_FIT
+        if _LIST.search(asking_part(question)) and not (_LIST_SHAPE.search(text) or _ENUMERATION.search(text)):
+            strength *= UNLISTED_FIT  # 'Which compilers does it look for by default?': the default is a list
+        return strength
     if kind == "limit":
         if not new_numbers and not re.search(r"\b(?:unlimited|no limit|infinite)\b", text, re.IGNORECASE):
             return 0.0

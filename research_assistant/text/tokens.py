@@ -77,9 +77,36 @@ def normalize_query(text: str) -> str:
 
 _LITERAL = re.compile(r"""(?<!\w)['"`‘“]([^'"`’”\s][^'"`’”]{0,30})['"`’”](?!\w)""")
 _NAME_TOKEN = re.compile(r"[%$@\-]*[\w][\w.:/<>=\[\]()*-]*")
-_SYMBOL_NAME = re.compile(r"(?<!\S)(?![-|]\s)([=<>!*~#@+&^|-]{1,3})(?=[\s?,.;]|$)")
-"""A run of symbols written as a word of its own ('the flag ==', '<= lines', '!'): a log flag or an operator; a
-lone dash or bar is punctuation."""
+_SYMBOL_NAME = re.compile(r"(?<!\S)(?![-|]\s)([=<>!*~#@+&^|-]{1,3}|[%$][=<>!*~#@+&^|?%$])(?=[\s?,.;]|$)")
+"""A run of symbols written as a word of its own ('the flag ==', '<= lines', '!', the prompt escape '%#'): a log
+flag, an operator or an escape; a lone dash or bar is punctuation."""
+_SPELLED_SYMBOLS = {
+    "exclamation mark": "!",
+    "exclamation point": "!",
+    "asterisk": "*",
+    "hash sign": "#",
+    "hash mark": "#",
+    "pound sign": "#",
+    "number sign": "#",
+    "percent sign": "%",
+    "at sign": "@",
+    "dollar sign": "$",
+    "caret": "^",
+    "tilde": "~",
+    "ampersand": "&",
+    "question mark": "?",
+    "plus sign": "+",
+    "equals sign": "=",
+    "vertical bar": "|",
+    "backslash": "\\",
+}
+_SPELLED_SYMBOL = re.compile(rf"\b(?:{'|'.join(_SPELLED_SYMBOLS)})s?\b", re.IGNORECASE)
+_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split()  # noqa: SIM905
+_ORDINAL_PLACE = re.compile(
+    rf"\b({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\s+(?:column|field|row|byte|bit|octet|word|argument|position)\b",
+    re.IGNORECASE,
+)
+"""'the seventh column', 'the 3rd field': a place that a numbered table row or field list is keyed by ('7 | ...')."""
 
 
 def quoted_literals(text: str) -> list[str]:
@@ -89,8 +116,13 @@ def quoted_literals(text: str) -> list[str]:
 
 def names_in(question: str) -> set[str]:
     """The literals and code-like names a question uses ('h', '%ar', 'core.compression', 'SQLITE_MAX_LENGTH',
-    '=='): what a table row, a term line or an option is keyed by in documentation."""
+    '=='), symbols it spells out ('an exclamation mark': '!') and places it counts ('the seventh column': '7'): what
+    a table row, a term line or an option is keyed by in documentation."""
     names = set(quoted_literals(question)) | set(_SYMBOL_NAME.findall(question))
+    names |= {_SPELLED_SYMBOLS[m.group().lower().rstrip("s")] for m in _SPELLED_SYMBOL.finditer(question)}
+    for place in _ORDINAL_PLACE.finditer(question):
+        ordinal = place.group(1).lower()
+        names.add(str(_ORDINALS.index(ordinal) + 1) if ordinal in _ORDINALS else ordinal[:-2])
     for token in _NAME_TOKEN.findall(question):
         token = token.strip(".:")
         if len(token) >= 2 and (not token.isalpha() or token.isupper() or token[0] in "%$-"):

@@ -178,8 +178,9 @@ _ITEM_MAX_CHARS = 250
 
 
 _ENTRY_MAX_CHARS = 160
-_TERM = re.compile(r"^(?:[%$@.\-]{0,2}[\w.:/<>=\[\]-]+(?:\(\))?|[\w.-]+\(.*\))$")
-"""A term line of a definition list: one token, often code ('%ar', '--depth=<n>', 'core.compression')."""
+_TERM = re.compile(r"^(?:[%$@.\-]{0,2}[\w.:/<>=\[\]-]+(?:\(\))?|[\w.-]+\(.*\)|[%$]?[!#*?~^&@%$+=])$")
+"""A term line of a definition list: one token, often code ('%ar', '--depth=<n>', 'core.compression'), or a
+symbol ('%#', '!', '*': a prompt escape, a status character)."""
 
 
 def _is_entry(text: str) -> bool:
@@ -240,6 +241,8 @@ _SECTION_RUN = 3
 """The most short lines in a row that are read as one section's heading and its term lines."""
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
+_SYMBOL_TERM = re.compile(r"[%$]?[!#*?~^&@%$+=]")
+"""A term line that is a symbol ('%#', '%?', '!'): a prompt escape or a status character in a definition list."""
 _QUESTION_HEADING = re.compile(
     r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b[^.!;:]*\?$",
     re.IGNORECASE,
@@ -268,6 +271,8 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     if following is None or following.segment == sentence.segment:
         return False
     text = sentence.text.strip()
+    if _SYMBOL_TERM.fullmatch(text):
+        return True
     if not _HEADING_START.match(text):
         return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
     if _QUESTION_HEADING.match(text):  # a FAQ's 'What is backscatter mail?', '7.32 How can I capture ...?'

@@ -61,8 +61,15 @@ def keyword_query(text: str) -> str:
     return " ".join(w for w in re.findall(r"[\w.+#'-]+", text) if w.lower().strip(".") not in STOPWORDS)
 
 
+_QUOTES = "\"'“”‘’`"
+
+
 def _clean_side(text: str) -> str:
-    """A side of a comparison or a cause: up to five words, without stopwords or question verbs at its ends."""
+    """A side of a comparison or a cause: up to five words, without stopwords or question verbs at its ends,
+    unless the question quotes it ('forward only' keeps its 'only')."""
+    bare = text.strip(" ,.;:?!")
+    if len(bare) > 2 and bare[0] in _QUOTES and bare[-1] in _QUOTES:
+        return " ".join(bare[1:-1].split()[:5])
     tokens = text.strip(" ,.;:?!\"'").split()
     while tokens and (tokens[0].lower() in STOPWORDS or tokens[0].lower() in QUESTION_VERBS):
         tokens = tokens[1:]
@@ -158,4 +165,8 @@ def plan_slots(question: str, analysis: QueryAnalysis) -> dict[str, str]:
 
 def query_slots(slots: dict[str, str]) -> dict[str, str]:
     """The slots for search queries: phrases without stopwords ('default page size SQLite'); `{q}` as asked."""
-    return {**slots, **{name: keyword_query(slots[name]) for name in ("t", "e", "a", "b", "x", "y", "s")}}
+    queried = {**slots, **{name: keyword_query(slots[name]) for name in ("t", "e", "a", "b", "x", "y", "s")}}
+    a, b = queried["a"].lower(), queried["b"].lower()
+    if a and b and (a in b or b in a):  # 'forward first' and 'forward only' would both query 'forward'
+        queried.update(a=slots["a"], b=slots["b"])
+    return queried

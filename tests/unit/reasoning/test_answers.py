@@ -338,3 +338,39 @@ def test_what_happens_when_nothing_says_otherwise_is_a_default() -> None:
     question = "If neither the backend's headers nor my VCL say how long to keep a response, how long is it cached?"
     assert asked_for(question).kind == "default"
     assert asked_for("I leave the port field empty. Which port will it try on the remote host?").kind == "default"
+
+
+def test_a_plural_asked_for_with_its_article_is_a_list() -> None:
+    assert asked_for("Once the proxy has started, what are the main things it keeps doing?").kind == "list"
+    assert asked_for("What are the steps of the handshake?").kind == "list"
+    assert asked_for("What is the main thing it keeps doing?").kind != "list"
+
+
+def test_a_bulleted_list_under_a_wrapped_lead_in_is_the_list_asked_for() -> None:
+    question = "What are the main things the proxy keeps doing?"
+    wrapped = (
+        "Once the proxy is started, it does exactly 3\nthings :\n\n  - process incoming connections;\n\n"
+        "  - periodically check the servers' status (known as health checks);\n\n  - exchange information with "
+        "other nodes."
+    )
+    assert answer_strength(asked_for(question), wrapped, question) == 1.0
+
+
+def test_choosing_nothing_of_ones_own_asks_for_the_default() -> None:
+    assert asked_for("Which paper size are the manuals laid out for unless I pick another?").kind == "default"
+    assert asked_for("Which key sequence gets me out if I haven't picked my own?").kind == "default"
+    assert asked_for("How long does it keep trying, unless I tell it otherwise?").kind == "default"
+    assert asked_for("Which key sequence did I pick?").kind != "default"
+
+
+def test_a_control_key_in_caret_notation_is_a_default_value() -> None:
+    question = "Which key sequence gets me out of the console if I haven't picked my own?"
+    assert answer_strength(asked_for(question), "By default, telnet's ^] is used.", question) == 1.0
+
+
+def test_which_things_are_a_default_is_answered_best_by_a_default_that_lists_them() -> None:
+    question = "Which compilers does configure look for by default?"
+    asked = asked_for(question)
+    listed = "The current default is to search for gfortran, g95, xlf95, fort, ifort."
+    single = "gfortran 10 by default gives a compilation error for that practice."
+    assert answer_strength(asked, listed, question) > answer_strength(asked, single, question)

@@ -135,3 +135,14 @@ def test_a_judged_quote_never_makes_a_comparison_or_a_how_question_sure(question
     judged = quoted.model_copy(update={"answer": 1.0})
     assert answer_certainty(question, plan, [judged], FULL) == 0.75
     assert answer_certainty(question, plan, [quoted], FULL) == 1.0
+
+
+def test_a_value_stated_only_by_a_loosely_relevant_quote_is_not_sure() -> None:
+    """The extractive reasoner scores each quote: a value in one that shares little with the question is as often
+    another setting's; a quote a model chose (no judged answer) is taken as relevant."""
+    loose = ANSWER.model_copy(update={"answer": 0.9, "score": 0.35})
+    clear = ANSWER.model_copy(update={"answer": 0.9, "score": 0.8})
+    assert answer_certainty(QUESTION, PLAN, [loose], FULL) == 0.75
+    assert _score([loose]) < 80
+    assert answer_certainty(QUESTION, PLAN, [loose, clear], FULL) == 1.0
+    assert answer_certainty(QUESTION, PLAN, [ANSWER.model_copy(update={"score": 0.1})], FULL) == 1.0

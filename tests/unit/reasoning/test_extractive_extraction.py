@@ -1043,3 +1043,30 @@ def test_a_field_of_an_entrys_values_is_a_candidate_keyed_by_the_entry() -> None
     maximum = next(c for c in found if c.quote == "Maximum: 32")
     assert maximum.heading == "thread_pools" and row_key(maximum) == "thread_pools"
     assert not any(c.quote == "Units: pools" for c in found)  # a unit is no value
+
+
+PROMPT_ESCAPES = Passage(
+    source_id="s-prompt",
+    title="Prompt Expansion",
+    text=(
+        "Shell state\n\n%#\n\nA '#' if the shell is running with privileges, a '%' if not.\n\n"
+        "%?\n\nThe return status of the last command executed just before the prompt.\n\n"
+        "%n\n\nThe name of the user logged in to the shell."
+    ),
+)
+
+
+def test_a_definition_list_keyed_by_symbols_answers_a_question_that_writes_or_spells_one() -> None:
+    headings = {c.focal: c.heading for c in candidates([PROMPT_ESCAPES])}
+    assert headings["The return status of the last command executed just before the prompt."] == "%?"
+    assert names_in("What does %# show in a prompt?") == {"%#"}
+    assert "!" in names_in("What does an exclamation mark after the queue ID mean?")
+    question = "What does %# show in a prompt?"
+    [best, *_] = extract(question, question, [PROMPT_ESCAPES])
+    assert best.quote.startswith("A '#' if the shell is running with privileges")
+
+
+def test_a_counted_place_names_the_numbered_row() -> None:
+    assert "7" in names_in("In the clockstats lines, what does the seventh column count?")
+    assert "3" in names_in("What does the 3rd field hold?")
+    assert not names_in("What is the first step?")

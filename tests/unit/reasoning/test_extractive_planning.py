@@ -69,10 +69,19 @@ def test_a_comparison_asks_about_each_side_and_how_they_differ() -> None:
         ("Python vs Rust: which is faster?", ("Python", "Rust")),
         ("Is Rust faster than Go for web servers?", ("Rust", "Go")),
         ("Should I use Poetry or pip-tools for dependency management?", ("Poetry", "pip-tools")),
+        ("What is the difference between 'forward first' and 'forward only'?", ("forward first", "forward only")),
     ],
 )
 def test_comparison_sides(question: str, sides: tuple[str, str]) -> None:
     assert comparison_sides(question, analyze_question(question)) == sides
+
+
+def test_quoted_sides_that_differ_by_a_common_word_stay_apart_in_headings_and_queries() -> None:
+    question = "In named.conf, what is the difference between 'forward first' and 'forward only'?"
+    plan = build_plan(question, analyze_question(question), PROFILES[Depth.DEEP])
+    texts = [sq.text for sq in plan.sub_questions]
+    assert "Overview of forward only" in texts
+    assert any(q.endswith("forward only overview") for sq in plan.sub_questions for q in sq.queries)
 
 
 def test_a_cause_and_effect_question_asks_how_one_affects_the_other() -> None:
