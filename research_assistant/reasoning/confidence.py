@@ -14,7 +14,7 @@
   so a report that missed its answer never looks sure, and one whose value is only in loosely relevant quotes
   at most three quarters; a question its reasoner does not count covered (the
   report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state; a
-  comparison or a how-question whose quotes the reasoner judged (the extractive one does) at most
+  comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at most
   `READER_JUDGED_CERTAINTY`.
 
 Nothing here calls a model: the same evidence always gives the same confidence.
@@ -35,10 +35,12 @@ UNSURE_CERTAINTY = 0.5
 UNCOVERED_CERTAINTY = 0.75
 """The most certainty for a question the reasoner does not count covered: a value its quote states may be
 the answer, but a report whose gaps name the question itself is not one to be sure of."""
-READER_JUDGED = frozenset({"comparison", "explanation", "procedure"})
+READER_JUDGED = frozenset({"comparison", "explanation", "procedure", "list"})
 """Questions whose answer no form gives away: a sentence that contrasts two things states a difference, one that
-gives a cause or a step states a mechanism or a way, not necessarily the one asked about nor all of it, which
-only a reader (or a model) can tell."""
+gives a cause or a step states a mechanism or a way, and a lead-in with its items states a list, not necessarily
+the one asked about nor all of it, which only a reader (or a model) can tell. (On the quality benchmark's
+manuals, lists the extractive reasoner judged sure were the asked ones on its dev questions but only one time in
+two on its test questions.)"""
 READER_JUDGED_CERTAINTY = 0.75
 """The most certainty a quote judged by its reasoner gives a question of `READER_JUDGED`."""
 CLEAR_RELEVANCE = 0.5
@@ -89,7 +91,7 @@ def answer_certainty(
     `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, a list under its lead-in), or, when it judged none, the question's own
-    coverage score; never below `UNSURE_CERTAINTY`, and for a comparison or a how-question at most
+    coverage score; never below `UNSURE_CERTAINTY`, and for a comparison, a how-question or a list at most
     `READER_JUDGED_CERTAINTY`.
     Either way at most `UNCOVERED_CERTAINTY` when the reasoner does not count the question itself covered.
     """

@@ -124,9 +124,13 @@ def test_a_found_value_for_a_question_its_reasoner_counts_uncovered_is_not_sure(
             "How does the daemon decide when to lengthen the interval between its polls?",
             "Under normal conditions the interval increases in steps to the default maximum.",
         ),
+        (
+            "Which load-balancing algorithms can a backend use?",
+            "The algorithm may be one of the following:\n\nroundrobin\n\nstatic-rr\n\nleastconn",
+        ),
     ],
 )
-def test_a_judged_quote_never_makes_a_comparison_or_a_how_question_sure(question: str, quote: str) -> None:
+def test_a_judged_quote_never_makes_a_comparison_a_how_question_or_a_list_sure(question: str, quote: str) -> None:
     """A sentence that contrasts states a difference, one that gives a mechanism states a mechanism, maybe not the
     asked one: the extractive reasoner, which judges its quotes, cannot tell, so such reports stay under 80; a
     model's judgement is its own."""
