@@ -98,9 +98,11 @@ DEFERRED_INITS = (
     "langgraph_sdk",
     "langsmith.types",
     "nltk",
+    "nltk.tokenize",
     "llama_index.core",
     "llama_index.core.vector_stores",
     "trio",
+    "tavily",
 )
 """Packages whose `__init__` imports much that a run never uses, while what it does use is in submodules:
 
@@ -110,6 +112,8 @@ DEFERRED_INITS = (
   LangGraph imports, needs one of them (`run_select_field`).
 - `nltk`: everything NLTK has, SciPy's statistics among it (about 0.6 s); sentence splitting needs only
   `nltk.tokenize.punkt`.
+- `nltk.tokenize`: every tokenizer NLTK has, and `nltk.data` with its feature structures and logic parsers for
+  loading grammars (about 0.13 s of CPU); importing `nltk.tokenize.punkt` would run it first.
 - `llama_index.core` and `llama_index.core.vector_stores`: all of LlamaIndex, its chat engines, agents, workflows
   and SQLAlchemy among it (about 1 s); what a run uses of LlamaIndex is in submodules (its node schema, say),
   which need neither `__init__`. Asking either
@@ -120,14 +124,47 @@ DEFERRED_INITS = (
 - `trio`: an async library that httpcore (under httpx) imports whenever it is installed, to tell which library it
   runs under (about 0.06 s of CPU in every process that makes an HTTP request); every run uses asyncio, so nothing
   asks trio for a name.
+- `tavily`: tavily-python's synchronous client (with requests), its hybrid RAG client and the asynchronous one with
+  tiktoken (about 0.05 s); a web search needs only `tavily.async_tavily` and `tavily.errors`.
+"""
+
+DEFERRED_SUBPACKAGES = ("numpy.f2py", "numpy.testing", "numpy.ma", "numpy.polynomial")
+"""Subpackages whose `__init__` is deferred like those in `DEFERRED_INITS`, but only once their parent package is
+imported: deferring one imports its parent, and these parents are libraries that a run's first steps must not
+wait for.
+
+- numpy's `f2py`, `testing` (with unittest), `ma` and `polynomial`: SciPy's import (under bm25s) asks numpy for
+  every name it has, to copy them into its array API namespace, and so imports all four (about 0.08 s of CPU in
+  every process that opens the repository); nothing uses them. The repository's module imports numpy and calls
+  `defer_library_inits` before it imports bm25s.
+"""
+
+
+UNUSED_COMMAND_LINES = ("httpx._main",)
+"""Modules of a library's own command line that its package imports whenever it can, only to offer it as a
+function, and does without when the command line's dependencies are missing:
+
+- `httpx._main`: the `httpx` command (click, rich and pygments; about 0.05 s of CPU in every process that imports
+  httpx, which every run does). `httpx.main` then says that the command line is not installed; nothing here calls
+  it, and the `httpx` command on the shell is a process of its own, which imports it as usual.
+
+Marked as missing (`None` in `sys.modules`), so that the package takes its path for missing dependencies.
 """
 
 
 def defer_library_inits() -> None:
-    """Defer the `__init__` of each package in `DEFERRED_INITS` that is not imported yet (see
-    `defer_package_init`). Call it before LangGraph is first imported; calling it again does nothing."""
+    """Defer the `__init__` of each package in `DEFERRED_INITS` that is not imported yet, and of each in
+    `DEFERRED_SUBPACKAGES` whose parent is (see `defer_package_init`), and leave out the command lines in
+    `UNUSED_COMMAND_LINES` of packages not imported yet. Call it before LangGraph (or httpx) is first imported,
+    and again once the parent of one of `DEFERRED_SUBPACKAGES` is; what it did already it does not do again."""
     for name in DEFERRED_INITS:
         defer_package_init(name)
+    for name in DEFERRED_SUBPACKAGES:
+        if name.rpartition(".")[0] in sys.modules:
+            defer_package_init(name)
+    for name in UNUSED_COMMAND_LINES:
+        if name.rpartition(".")[0] not in sys.modules:
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
     library = logging.getLogger("llama_index.core")  # as `llama_index.core`'s `__init__` sets it up
     if not library.handlers:
         library.addHandler(logging.NullHandler())

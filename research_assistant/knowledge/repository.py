@@ -56,25 +56,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import bm25s
-import chromadb
 import numpy as np
-from chromadb.api.client import SharedSystemClient
-from chromadb.config import Settings as ChromaSettings
 
-from research_assistant.concurrency import check_stop
-from research_assistant.damage import DamagedStore, chroma_remedy, naming
-from research_assistant.database import team_locks
-from research_assistant.knowledge import bm25_files
-from research_assistant.knowledge.chroma_client import configured_server, server_client
-from research_assistant.knowledge.chunk_records import DOCUMENT_KEYS, StoredChunk, chunk_text, record
-from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
-from research_assistant.knowledge.documents import StoredDocument
-from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding, fusion_weight
-from research_assistant.knowledge.locking import RepositoryLock
-from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, fuse, vector_rank
-from research_assistant.schemas import Passage
-from research_assistant.text.tokens import english_stemmer
+from research_assistant.deferred import defer_library_inits
+
+defer_library_inits()  # numpy's subpackages that SciPy, under bm25s, would import and no run uses (deferred.py)
+
+import bm25s  # noqa: E402
+import chromadb  # noqa: E402
+from chromadb.api.client import SharedSystemClient  # noqa: E402
+from chromadb.config import Settings as ChromaSettings  # noqa: E402
+
+from research_assistant.concurrency import check_stop  # noqa: E402
+from research_assistant.damage import DamagedStore, chroma_remedy, naming  # noqa: E402
+from research_assistant.database import team_locks  # noqa: E402
+from research_assistant.knowledge import bm25_files  # noqa: E402
+from research_assistant.knowledge.chroma_client import configured_server, server_client  # noqa: E402
+from research_assistant.knowledge.chunk_records import DOCUMENT_KEYS, StoredChunk, chunk_text, record  # noqa: E402
+from research_assistant.knowledge.chunking import Chunked, embed_text, pieces  # noqa: E402
+from research_assistant.knowledge.documents import StoredDocument  # noqa: E402
+from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding, fusion_weight  # noqa: E402
+from research_assistant.knowledge.locking import RepositoryLock  # noqa: E402
+from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, fuse, vector_rank  # noqa: E402
+from research_assistant.schemas import Passage  # noqa: E402
+from research_assistant.text.tokens import english_stemmer  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

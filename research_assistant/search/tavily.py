@@ -74,9 +74,10 @@ class TavilyProvider(WebSearch):
 
     async def _ask(self, query: str, max_results: int) -> object:
         """Tavily's decoded answer; every failure becomes a `ProviderError`."""
-        # Imported here: tavily-python takes a noticeable time to import and only runs with a key configured.
-        from tavily import AsyncTavilyClient
+        # Imported here: tavily-python takes a noticeable time to import and only runs with a key configured. From
+        # its submodules: its package's `__init__` imports its other clients too (`deferred.DEFERRED_INITS`).
         from tavily import errors as tavily_errors
+        from tavily.async_tavily import AsyncTavilyClient
 
         # Our own httpx client (tavily-python adds its headers to it), so that it shares the TLS context. It does
         # not follow redirects, as tavily-python's own does not: an authenticated POST is not sent on elsewhere.

@@ -32,11 +32,26 @@ UNUSED = ("langgraph_sdk.client", "httpx", "websockets", "rich", "langsmith.type
 deferred): LangGraph's server client, with httpx, websockets and rich; LangSmith's API types; NLTK's statistics,
 which import SciPy's."""
 
-NEVER = ("scipy.stats", "nltk.collocations", "langgraph_sdk.client", "langsmith.types.run", "llama_index.core.indices")
-NEVER_PACKAGES = ("sqlalchemy",)
+NEVER = (
+    "scipy.stats",
+    "nltk.collocations",
+    "langgraph_sdk.client",
+    "langsmith.types.run",
+    "llama_index.core.indices",
+    "nltk.data",
+    "nltk.tokenize.casual",
+    "numpy.f2py.f2py2e",
+    "numpy.testing._private.utils",
+    "numpy.ma.core",
+    "unittest",
+)
+NEVER_PACKAGES = ("sqlalchemy", "rich", "click", "pygments")
 """Modules and packages that a whole run, start to end, never loads (httpx and SciPy's sparse matrices it does:
 Chroma and BM25 use them): LlamaIndex's indices, chat engines and agents, with SQLAlchemy for its chat memory,
-come with its package's `__init__`, while the repository uses only its node schema."""
+come with its package's `__init__`, while the repository uses only its node schema; NLTK's other tokenizers and
+its grammar loading (`nltk.data`) come with `nltk.tokenize`'s, while sentences need only Punkt; numpy's f2py,
+testing (with unittest) and masked arrays come with SciPy's import, which asks numpy for every name it has; httpx's
+command line (rich, click, pygments) comes with httpx's `__init__`."""
 
 # Runs the command line in this interpreter; when analyze_query starts, writes the modules loaded so far to the file
 # named in argv[1], and those loaded when the run has ended to argv[2]. The background warm-up is switched off, so
@@ -110,7 +125,8 @@ def test_the_graph_loads_langgraph_without_what_no_run_uses(tmp_path: Path) -> N
 
 def test_deferred_packages_still_give_whatever_is_asked_of_them(tmp_path: Path) -> None:
     statement = (
-        "import research_assistant.graph, langgraph_sdk, nltk\n"
+        "import research_assistant.graph, langgraph_sdk, nltk, tavily\n"
+        "from nltk.tokenize import wordpunct_tokenize\n"
         "from langsmith.types import Run\n"
         "from llama_index.core.schema import TextNode\n"
         "from llama_index.core.vector_stores.utils import node_to_metadata_dict\n"
@@ -118,13 +134,58 @@ def test_deferred_packages_still_give_whatever_is_asked_of_them(tmp_path: Path) 
         "from llama_index.core.vector_stores import SimpleVectorStore\n"
         "from llama_index.core.storage import StorageContext\n"
         "assert callable(langgraph_sdk.get_client) and nltk.FreqDist('aab')['a'] == 2 and Run\n"
+        "assert wordpunct_tokenize('a b.') == ['a', 'b', '.'] and tavily.TavilyClient and tavily.AsyncTavilyClient\n"
         "assert node_to_metadata_dict(TextNode(text='t'))['_node_type'] == 'TextNode'\n"
         "assert Settings and VectorStoreIndex and SimpleVectorStore and StorageContext"
     )
     loaded = loaded_after(statement, tmp_path)  # the packages' `__init__` ran once they were asked for a name
-    assert {"langgraph_sdk.client", "nltk.collocations", "langsmith.types.run", "llama_index.core.indices"} <= set(
-        loaded
+    expected = {"langgraph_sdk.client", "nltk.collocations", "langsmith.types.run", "llama_index.core.indices"}
+    assert expected | {"nltk.tokenize.casual", "tavily.tavily"} <= set(loaded)
+
+
+def test_http_clients_load_without_httpx_command_line(tmp_path: Path) -> None:
+    """httpx's package imports its command line (`httpx.main`, with rich, click and pygments) whenever those are
+    installed; no run uses it (`deferred.UNUSED_COMMAND_LINES`)."""
+    loaded = loaded_after(
+        "import research_assistant.graph, httpx\nassert callable(httpx.main) and httpx.AsyncClient", tmp_path
     )
+    assert "httpx" in loaded
+    unused = packages(loaded) & {"rich", "click", "pygments"}
+    assert not unused, f"loaded with httpx: {sorted(unused)}"
+
+
+def test_numpy_subpackages_that_scipy_asks_for_load_only_when_used(tmp_path: Path) -> None:
+    """SciPy's import (under bm25s, with the repository) asks numpy for every name it has; numpy's f2py, testing
+    and masked arrays are deferred, and still there when asked (`deferred.DEFERRED_SUBPACKAGES`)."""
+    loaded = loaded_after("import research_assistant.knowledge.repository", tmp_path)
+    assert "scipy.sparse" in loaded and "scipy._lib._array_api" in loaded
+    early = set(loaded) & {"numpy.f2py.f2py2e", "numpy.testing._private.utils", "numpy.ma.core", "unittest"}
+    assert not early, f"loaded with the repository: {sorted(early)}"
+    asked = loaded_after(
+        "import research_assistant.knowledge.repository, numpy\n"
+        "assert callable(numpy.testing.assert_array_equal) and callable(numpy.f2py.run_main)\n"
+        "assert numpy.ma.masked_array([1, 2], mask=[0, 1]).sum() == 1 and numpy.polynomial.Polynomial([1])(2) == 1",
+        tmp_path,
+    )
+    assert {"numpy.testing._private.utils", "numpy.f2py.f2py2e", "numpy.ma.core"} <= set(asked)
+
+
+def test_a_tavily_search_loads_only_the_asynchronous_client(tmp_path: Path) -> None:
+    """tavily-python's package imports its synchronous and hybrid clients too; a search needs neither."""
+    statement = (
+        f"import asyncio, sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+        "import research_assistant.graph\n"
+        "from support.fake_search_apis import FakeHit, FakeSearchApi\n"
+        "from research_assistant.search.tavily import TavilyProvider\n"
+        "with FakeSearchApi('tavily', api_key='k') as api:\n"
+        "    api.results['q'] = [FakeHit('https://example.org/a', 'A', 'a', 0.5)]\n"
+        "    found = asyncio.run(TavilyProvider('k', api.base_url + '/', timeout=30).search('q', 3))\n"
+        "assert [hit.locator for hit in found] == ['https://example.org/a']"
+    )
+    loaded = loaded_after(statement, tmp_path)
+    assert "tavily.async_tavily" in loaded
+    unused = set(loaded) & {"tavily.tavily", "tavily.hybrid_rag"}
+    assert not unused, f"loaded by a search: {sorted(unused)}"
 
 
 def test_http_clients_load_no_trio_and_trio_still_gives_what_is_asked(tmp_path: Path) -> None:
