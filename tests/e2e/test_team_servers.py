@@ -200,7 +200,7 @@ def test_workers_researching_at_once_share_one_repository_without_duplicates(
     child = {**os.environ, **team_env}
     command = [sys.executable, "-m", "research_assistant.cli", "run", QUESTION, "--corpus", str(CORPUS)]
     processes = []
-    for name in ("a", "b", "c"):
+    for name in ("a", "b", "c", "d"):
         workdir = tmp_path / name
         workdir.mkdir()
         env = {**child, "RESEARCH_DB_DIR": str(workdir / "db"), "RESEARCH_CACHE_DIR": str(workdir / "cache")}
@@ -210,12 +210,12 @@ def test_workers_researching_at_once_share_one_repository_without_duplicates(
             )
         )
     outputs = [process.communicate(timeout=300)[0] for process in processes]
-    assert [process.returncode for process in processes] == [0, 0, 0]
+    assert [process.returncode for process in processes] == [0, 0, 0, 0]
     assert all(EXPECTED in output for output in outputs)
 
-    listed = worker(tmp_path / "d", team_env, "runs")  # a fourth process sees all three
+    listed = worker(tmp_path / "e", team_env, "runs")  # a fifth process sees all four
     records = RunStore.at(tmp_path).recent()
-    assert len(records) == 3 and all(record.status is RunStatus.COMPLETED for record in records)
+    assert len(records) == 4 and all(record.status is RunStatus.COMPLETED for record in records)
     assert all(record.run_id[:8] in listed.stdout for record in records)
 
     import chromadb
