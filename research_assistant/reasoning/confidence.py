@@ -67,6 +67,11 @@ def states_value(asked: Asked, item: Evidence, question: str) -> bool:
     return judged and answer_strength(asked, item.quote, question) >= ANSWER_FOUND
 
 
+def _stating(asked: Asked, question: str, plan: ResearchPlan, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The quotes for the question itself that state a value of the asked kind."""
+    return [e for e in direct_evidence(plan, evidence) if states_value(asked, e, question)]
+
+
 def _asked(question: str, plan: ResearchPlan) -> Asked:
     """What the question itself asks for, as the plan's first sub-question words it."""
     return asked_for(plan.sub_questions[0].text if plan.sub_questions else question)
@@ -78,7 +83,7 @@ def value_found(question: str, plan: ResearchPlan, evidence: Sequence[Evidence])
     asked = _asked(question, plan)
     if not asked.wants_value:
         return None
-    return any(states_value(asked, e, question) for e in direct_evidence(plan, evidence))
+    return bool(_stating(asked, question, plan, evidence))
 
 
 def answer_certainty(
@@ -103,7 +108,7 @@ def answer_certainty(
     ceiling = 1.0 if own_coverage is None or own_coverage.covered else UNCOVERED_CERTAINTY
     asked = _asked(question, plan)
     if asked.wants_value:
-        stating = [e for e in direct if states_value(asked, e, question)]
+        stating = _stating(asked, question, plan, evidence)
         if not stating:
             return min(ceiling, UNSURE_CERTAINTY)
         # A quote a model chose for its sub-question is taken as relevant; the extractive reasoner scores each.

@@ -178,7 +178,9 @@ _ITEM_MAX_CHARS = 250
 
 
 _ENTRY_MAX_CHARS = 160
-_TERM = re.compile(r"^(?:[%$@.\-]{0,2}[\w.:/<>=\[\]-]+(?:\(\))?|[\w.-]+\(.*\)|[%$]?[!#*?~^&@%$+=])$")
+_SYMBOL_TERM = re.compile(r"[%$]?[!#*?~^&@%$+=]")
+"""A term line that is a symbol ('%#', '%?', '!'): a prompt escape or a status character in a definition list."""
+_TERM = re.compile(rf"^(?:[%$@.\-]{{0,2}}[\w.:/<>=\[\]-]+(?:\(\))?|[\w.-]+\(.*\)|{_SYMBOL_TERM.pattern})$")
 """A term line of a definition list: one token, often code ('%ar', '--depth=<n>', 'core.compression'), or a
 symbol ('%#', '!', '*': a prompt escape, a status character)."""
 
@@ -241,8 +243,6 @@ _SECTION_RUN = 3
 """The most short lines in a row that are read as one section's heading and its term lines."""
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
-_SYMBOL_TERM = re.compile(r"[%$]?[!#*?~^&@%$+=]")
-"""A term line that is a symbol ('%#', '%?', '!'): a prompt escape or a status character in a definition list."""
 _QUESTION_HEADING = re.compile(
     r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b[^.!;:]*\?$",
     re.IGNORECASE,

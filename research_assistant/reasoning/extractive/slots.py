@@ -13,7 +13,7 @@ from research_assistant.reasoning.answers import asking_part, without_framing
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.schemas import QueryAnalysis, QueryType
 from research_assistant.text.spaces import collapse
-from research_assistant.text.tokens import STOPWORDS
+from research_assistant.text.tokens import STOPWORDS, quoted_literals
 
 _ASPECT_OF = re.compile(
     r"^(?:the\s+)?(?:(?:main|primary|root|key|major|underlying|likely|long-term|short-term)\s+)?"
@@ -61,15 +61,13 @@ def keyword_query(text: str) -> str:
     return " ".join(w for w in re.findall(r"[\w.+#'-]+", text) if w.lower().strip(".") not in STOPWORDS)
 
 
-_QUOTES = "\"'“”‘’`"
-
-
 def _clean_side(text: str) -> str:
     """A side of a comparison or a cause: up to five words, without stopwords or question verbs at its ends,
     unless the question quotes it ('forward only' keeps its 'only')."""
     bare = text.strip(" ,.;:?!")
-    if len(bare) > 2 and bare[0] in _QUOTES and bare[-1] in _QUOTES:
-        return " ".join(bare[1:-1].split()[:5])
+    quoted = quoted_literals(bare)
+    if quoted and len(quoted[0]) == len(bare) - 2:  # the whole side is one quoted literal
+        return " ".join(quoted[0].split()[:5])
     tokens = text.strip(" ,.;:?!\"'").split()
     while tokens and (tokens[0].lower() in STOPWORDS or tokens[0].lower() in QUESTION_VERBS):
         tokens = tokens[1:]
