@@ -92,6 +92,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
     heading, lead, section = "", False, ""
     header_row = ""
     under_heading, run = False, 0
+    entry_start, entry_for = 0, -1  # where a hanging term stands, for the sentence that describes it
 
     def add(start: int, end: int, focal: str, heading: str, lead: bool, split: int = 0, row: bool = False) -> None:
         found.append(Candidate(index, start, end, text[start:end], focal, heading, lead, split, row, section))
@@ -103,6 +104,12 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
         if _is_entry_row(sentence, previous, following):
             heading, lead, section = sentence.text, True, sentence.text
             continue
+        term = hanging_term(text, sentence.start)
+        if term:
+            heading, lead = term, True
+            if sentence.text.strip() == term:  # '!' ends a sentence: its description is the next one
+                entry_start, entry_for = sentence.start, position + 1
+                continue
         if heading and _is_field_line(sentence, previous, following):
             # The term line above still heads the description under its fields; a field that holds a
             # value ('Default: 50') is quoted under that term.
@@ -137,7 +144,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             continue  # starts mid-sentence: the chunk began inside it
         if sentence.end == body_end and not ENDS_SENTENCE.search(sentence.text):
             continue  # ends mid-sentence: the chunk was cut inside it
-        start = _context_start(text, sentences, position)
+        start = entry_start if entry_for == position else _context_start(text, sentences, position)
         add(start, sentence.end, sentence.text, heading, lead)
         for end in _extensions(text, sentences, position, body_end):
             # A list is read by its lead-in; two or three sentences by all of them.
@@ -183,6 +190,33 @@ _SYMBOL_TERM = re.compile(r"[%$]?[!#*?~^&@%$+=]")
 _TERM = re.compile(rf"^(?:[%$@.\-]{{0,2}}[\w.:/<>=\[\]-]+(?:\(\))?|[\w.-]+\(.*\)|{_SYMBOL_TERM.pattern})$")
 """A term line of a definition list: one token, often code ('%ar', '--depth=<n>', 'core.compression'), or a
 symbol ('%#', '!', '*': a prompt escape, a status character)."""
+
+
+_HANGING = re.compile(r"[ \t]*(\S+(?: \S+)?)(?: {2,}|\t+)(?=[\w\"'(<])")
+
+
+def hanging_term(text: str, start: int) -> str:
+    """The term a line opens with when the line is a two-column entry, the term and then its description:
+    '-p     Produce a traditional queue listing.', '!      The message is in the hold queue, i.e. ...', as man
+    pages and plain-text references lay out options and codes. '' when the text at `start` opens no such line.
+
+    Justified text also puts two spaces after a line's first word ('Each  queue entry shows ...'); an entry's
+    description goes on under its own first word, so the next line must start in that column (or be blank).
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return ""
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    match = _HANGING.match(text, line_start, line_end)
+    if match is None or match.start(1) != start or not is_term_line(match.group(1)):
+        return ""
+    if looks_like_code(text[match.end() : line_end]):
+        return ""  # a configuration example's line ('drop   condition = ${if > {$rcpt_count}{20}}')
+    next_end = text.find("\n", line_end + 1)
+    following = text[line_end + 1 : len(text) if next_end < 0 else next_end]
+    indent = len(following) - len(following.lstrip(" "))
+    return match.group(1) if not following.strip() or indent == match.end() - line_start else ""
 
 
 def _is_entry(text: str) -> bool:

@@ -31,7 +31,7 @@ QUESTION_VERBS: frozenset[str] = word_set("compare define explain describe list 
 """Imperatives that can open a question; never entities."""
 
 ATTRIBUTE_WORDS: frozenset[str] = word_set(
-    "default limit limits maximum minimum max min size number value values population capital height "
+    "default limit limits cap maximum minimum max min size number value values population capital height "
     "weight price cost date year years version name rate speed length width depth count percentage "
     "percent amount temperature distance age duration capacity frequency level score ratio total average "
     "median share revenue budget salary area volume boiling melting"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from research_assistant.reasoning.answers import asking_part, without_framing
-from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUESTION_VERBS
+from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.schemas import QueryAnalysis, QueryType
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, quoted_literals
@@ -113,16 +113,22 @@ def _noun_phrase(question: str) -> str:
     return phrase if 0 < len(phrase.split()) <= 8 and not _NOT_A_NOUN_PHRASE.search(phrase) else ""
 
 
+_IS_THERE = re.compile(r"(?:is|are)\s+there\b", re.IGNORECASE)
+
+
 def topic_of(question: str, analysis: QueryAnalysis) -> str:
     """What the question is about, as it writes it: X of 'What is X?'; else a name of several words; else the
     name the top keyword holds, if any ('Python manage memory': keywords can hold a verb); else a
     short keyword after an article ('the telephone'); else the top keyword."""
     entities = [e for e in analysis.entities if not e.isdigit()]
-    top = analysis.keywords[0] if analysis.keywords else ""
+    # 'Is there a limit on the size of a message?' is about messages: the attribute is what is asked of them.
+    existential = _IS_THERE.match(asking_part(question))
+    keywords = [k for k in analysis.keywords if not (existential and set(k.lower().split()) <= ATTRIBUTE_WORDS)]
+    top = keywords[0] if keywords else ""
     named = [e for e in entities if e.lower() in top.lower()]
     after_article = [
         k
-        for k in analysis.keywords
+        for k in keywords
         if len(k.split()) <= 3 and re.search(rf"\b(?:the|a|an)\s+{re.escape(k)}(?!\w)", question, re.IGNORECASE)
     ]
     candidates = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.reasoning.confidence import ANSWER_FOUND
-from research_assistant.reasoning.extractive.candidates import Candidate, candidates
+from research_assistant.reasoning.extractive.candidates import Candidate, candidates, hanging_term
 from research_assistant.reasoning.extractive.extraction import (
     LIST_EXTRA_ITEMS,
     announces,
@@ -1064,6 +1064,38 @@ def test_a_definition_list_keyed_by_symbols_answers_a_question_that_writes_or_sp
     question = "What does %# show in a prompt?"
     [best, *_] = extract(question, question, [PROMPT_ESCAPES])
     assert best.quote.startswith("A '#' if the shell is running with privileges")
+
+
+MAN_PAGE_OPTIONS = Passage(
+    source_id="postqueue.1.html",
+    title="postqueue(1)",
+    text=(
+        "       -p     Produce a traditional sendmail-style queue listing.  This option\n"
+        "              implements the traditional  mailq  command.\n\n"
+        "              Each  queue entry shows the queue file ID, message size, arrival\n"
+        "              time, sender, and the recipients that still need to be delivered.\n\n"
+        "              !      The message is in the hold queue, i.e. no further  deliv-\n"
+        "                     ery  attempt  will  be  made  until the mail is taken off\n"
+        "                     hold.\n\n"
+        "       -v     Enable  verbose  logging  for  debugging  purposes.\n"
+    ),
+)
+
+
+def test_a_man_page_entry_is_keyed_by_the_term_in_its_first_column() -> None:
+    found = candidates([MAN_PAGE_OPTIONS])
+    by_focal = {c.focal.split()[0]: c for c in found if c.lead}
+    assert by_focal["-p"].heading == "-p" and by_focal["-v"].heading == "-v"
+    held = next(c for c in found if "hold queue" in c.focal)
+    assert (held.heading, held.lead) == ("!", True)
+    assert held.quote.startswith("!      The message is in the hold queue"), "the symbol is quoted with its entry"
+    justified = next(c for c in found if c.focal.startswith("Each  queue"))
+    assert justified.heading == "-p", "two spaces after a justified line's first word make no entry"
+    example = "drop   condition = ${if > {$rcpt_count}{20}}\n       message   = I don't take more than 20 RCPTs\n"
+    assert hanging_term(example, 0) == "", "a configuration example's line is no entry"
+    question = "In the output of mailq, what does an exclamation mark after the queue ID mean?"
+    [best, *_] = extract(question, question, [MAN_PAGE_OPTIONS])
+    assert "hold queue" in best.quote
 
 
 def test_a_counted_place_names_the_numbered_row() -> None:

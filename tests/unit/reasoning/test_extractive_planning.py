@@ -370,6 +370,9 @@ def test_the_topic_is_a_phrase_the_question_writes() -> None:
         ("In SQLite, what is meant by the type affinity of a column?", "type affinity of a column"),
         # 'that event' points back to the statement before the question, which names it.
         ("My ntpd log shows a panic_stop system event. What does that event mean?", "panic_stop system event"),
+        # Whether there is a limit asks it of a thing: the attribute is not what the question is about.
+        ("Is there a limit on the size of a message?", "message"),
+        ("Is there a maximum length for a package name?", "package name"),
     ]:
         assert topic_of(question, analyze_question(question)) == topic
 
