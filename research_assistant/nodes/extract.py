@@ -35,7 +35,7 @@ from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.reasoning.answers import asked_for, expanded_in
+from research_assistant.reasoning.answers import Asked, asked_for, asking_part, defined_phrase, expanded_in
 from research_assistant.reasoning.base import Reasoner, Step, joined
 from research_assistant.schemas import (
     Evidence,
@@ -73,6 +73,14 @@ def _widened(text: str) -> list[str]:
     return [f"{text} {' '.join(extra)}"] if extra else []
 
 
+def _keys(text: str, asked: Asked) -> set[str]:
+    """What a sub-question names, and for a definition the defined term as a glossary writes it ('backend',
+    'Backend'): a manual defines a term in the entry under it, which a question's other words rarely share."""
+    keys = names_in(text)
+    term = defined_phrase(asking_part(text)) if asked.kind == "definition" else ""
+    return keys | {term, term.lower(), term[:1].upper() + term[1:]} if term else keys
+
+
 def _quoted_from(evidence: Evidence, passages: list[Passage]) -> bool:
     quote = " ".join(evidence.quote.split())
     return any(
@@ -97,8 +105,8 @@ async def _extract_one(
         source_ids=source_ids,
         alternatives=[*sub_question.queries, *_widened(sub_question.text)],
     )
-    keyed = await asyncio.to_thread(keyed_passages, names_in(sub_question.text), source_ids, text_of)
     asked = asked_for(sub_question.text)
+    keyed = await asyncio.to_thread(keyed_passages, _keys(sub_question.text, asked), source_ids, text_of)
     if asked.kind == "expansion":  # an acronym is spelled out once, where retrieval may not look
         spelled = functools.partial(expanded_in, asked.acronym)
         keyed += await asyncio.to_thread(paragraphs_where, spelled, source_ids, text_of)

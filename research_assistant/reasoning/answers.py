@@ -114,7 +114,8 @@ _COMPARISON = re.compile(
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(
-    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
+    r"^\s*(?:what|who)\s+(?:exactly\s+|really\s+)?(?:is|are|was|were)\s+(?:exactly\s+|really\s+)?"
+    r"(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
     r"|^\s*(?:define|definition of|meaning of)\b"
     r"|^\s*what\s+(?:does|do)\s+.+\s+(?:mean|stand for|do|print|return|represent|show|contain|hold|produce|give|"
     r"yield|indicate|denote|signify)\b",
@@ -295,6 +296,50 @@ def asking_part(question: str) -> str:
     text = without_context(question)
     lead = _CONDITION.match(text) or _PREMISE.match(text)
     return text[lead.end() :] if lead else text
+
+
+_WHAT_IS = re.compile(
+    r"^(?:what|who) (?:exactly |really )?(?:is|are|was|were) (?:exactly |really )?(?:a |an |the )?(.+?)[?.!]*$",
+    re.IGNORECASE,
+)
+_WHAT_DOES = re.compile(
+    r"^what (?:does|do) it mean (?:for .+? )?to (?:be |have )?(?:a |an |the )?(.+?)[?.!]*$"
+    r"|^(?:in .+?, )?what is meant by (?:a |an |the )?(.+?)[?.!]*$"
+    r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
+    r"(?:a |an |the )?(.+?)[?.!]*$"
+    r"|^what (?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
+    r"|^what (?:is|are) (?:a |an |the )?(.+?) used for",
+    re.IGNORECASE,
+)
+_QUALIFIER = re.compile(r"\s*\b(?:in|of|for|on|with|within|under|at|from|by|when|used)\b")
+CATEGORY_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "function method module class keyword operator statement command option parameter attribute placeholder "
+        "directive specifier variable setting flag field column code pragma character name word term abbreviation",
+    )
+)
+"""Words that say what kind of thing a name is ('the $GENERATE directive', 'the name slonik'), not which."""
+
+
+def defined_phrase(question: str, *, named: bool = True) -> str:
+    """What a question asks to have defined, as it writes it: X of 'What is X?', 'What is meant by X?', 'What does
+    X mean?', before a qualifier ('What is extcap in Wireshark?' -> 'extcap'); with `named`, without a word that
+    only says what kind of thing it is ('the name slonik' -> 'slonik'). '' for any other question."""
+    text = without_context(question).strip()
+    match = _WHAT_DOES.match(text) or _WHAT_IS.match(text)  # "what is meant by X" first
+    if match is None:
+        return ""
+    subject = next(group for group in match.groups() if group).split(",")[0]  # '..., as described in X'
+    phrase = _QUALIFIER.split(subject, maxsplit=1)[0].strip(" \"'`‘’“”")
+    if named:
+        words_of = phrase.split()
+        while len(words_of) > 1 and words_of[0].lower() in CATEGORY_WORDS:
+            words_of = words_of[1:]
+        while len(words_of) > 1 and words_of[-1].lower() in CATEGORY_WORDS:
+            words_of = words_of[:-1]
+        phrase = " ".join(words_of).strip(" \"'`‘’“”")
+    return phrase
 
 
 def asked_for(question: str) -> Asked:

@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 from langgraph.runtime import Runtime
-from support.fakes import TRAM_DOCUMENTS, FakeReader, FakeReasoner, fake_context, fake_services
+from support.fakes import (
+    TRAM_DOCUMENTS,
+    FakeDocuments,
+    FakeReader,
+    FakeReasoner,
+    fake_context,
+    fake_services,
+    make_document,
+)
 
 from research_assistant.context import Context
 from research_assistant.nodes import browse
@@ -285,6 +293,36 @@ async def test_evidence_whose_quote_is_not_in_the_passage_is_dropped_from_a_page
     context = fake_context(fake_services(Inventing()))
     found = await evidence_in([FARES.source_id], "q", PLAN.sub_questions, None, context)
     assert [e.quote for e in found.value] == ["A single tram fare costs 2.40 euros"]
+
+
+async def test_a_definition_question_reads_the_glossary_entry_of_its_term() -> None:
+    """Retrieval ranks chunks by the question's words, which a glossary entry rarely shares beyond its term."""
+    glossary = make_document(
+        "/corpus/glossary.md",
+        "Terms used in this guide.\n\nbogie\n\nThe wheeled frame under each end of a tram car.\n\n"
+        "depot\n\nWhere trams are kept and maintained.",
+        "Glossary",
+    )
+
+    read: list[Passage] = []
+
+    class Recording(FakeReasoner):
+        async def extract(
+            self,
+            question: str,
+            sub_question: SubQuestion,
+            passages: list[Passage],
+            limit: int,
+            analysis: QueryAnalysis | None = None,
+        ) -> Step[list[Evidence]]:
+            read.extend(passages)
+            return Step([])
+
+    services = fake_services(Recording())
+    services.documents = FakeDocuments({**services.documents.documents, glossary.source_id: glossary})  # type: ignore[attr-defined]
+    question = SubQuestion(id="q1", text="When the manual talks about trams, what exactly is a Bogie?")
+    await evidence_in([glossary.source_id], question.text, [question], None, fake_context(services))
+    assert any(p.text.startswith("bogie\n\nThe wheeled frame") for p in read)
 
 
 def scored(source_id: str, score: float, sub_question_id: str = "q1", claim: str = "") -> Evidence:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from research_assistant.reasoning.answers import CATEGORY_WORDS, defined_phrase
 from research_assistant.reasoning.extractive.sentences import MAX_SENTENCE_CHARS
 from research_assistant.reasoning.extractive.signals import defines, has_name
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
@@ -14,22 +15,7 @@ from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 _CONTRAST = re.compile(
     r"\b(?:than|whereas|while|unlike|compared|contrast|differ\w*|however|instead|but|both|neither)\b", re.IGNORECASE
 )
-_WHAT_IS = re.compile(r"^(?:what|who) (?:is|are|was|were) (?:a |an |the )?(.+?)[?.!]*$", re.IGNORECASE)
-_WHAT_DOES = re.compile(
-    r"^what (?:does|do) it mean (?:for .+? )?to (?:be |have )?(?:a |an |the )?(.+?)[?.!]*$"
-    r"|^(?:in .+?, )?what is meant by (?:a |an |the )?(.+?)[?.!]*$"
-    r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
-    r"(?:a |an |the )?(.+?)[?.!]*$"
-    r"|^what (?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
-    r"|^what (?:is|are) (?:a |an |the )?(.+?) used for",
-    re.IGNORECASE,
-)
-_CATEGORY_WORDS = frozenset(
-    content_terms(
-        "function method module class keyword operator statement command option parameter attribute placeholder "
-        "directive specifier variable setting flag field column code pragma character name word term abbreviation"
-    )
-)
+_CATEGORY_WORDS = frozenset(content_terms(" ".join(CATEGORY_WORDS)))
 _SIGNATURE_LINE = re.compile(r"^@?[A-Za-z_][\w.]*\([^()\n]*\)[^\n]*\n")
 _INSTRUCTION = re.compile(
     r"\b(?:you can|you should|you must|you need to|to do (?:this|so)|use|call|run|set|pass|install|type|click|"
@@ -63,12 +49,7 @@ def _without_labels(text: str) -> str:
 def defined_subject(text: str) -> list[str]:
     """The terms of what 'What is the X in Y?' or 'What does the X function do?' defines: X, without the
     qualifier after a preposition or a category word ('function', 'module') next to a name."""
-    match = _WHAT_DOES.match(text.strip()) or _WHAT_IS.match(text.strip())  # "what is meant by X" first
-    if match is None:
-        return []
-    subject = next(group for group in match.groups() if group).split(",")[0]  # '..., as described in X'
-    head = re.split(r"\b(?:in|of|for|on|with|within|under|at|from|by|when|used)\b", subject, maxsplit=1)[0]
-    terms = content_terms(head)
+    terms = content_terms(defined_phrase(text, named=False))
     named = [t for t in terms if t not in _CATEGORY_WORDS]
     return named or terms
 

@@ -8,6 +8,7 @@ from research_assistant.reasoning.answers import (
     Asked,
     answer_strength,
     asked_for,
+    defined_phrase,
     expanded_in,
     expands,
     measured_subject,
@@ -374,3 +375,20 @@ def test_which_things_are_a_default_is_answered_best_by_a_default_that_lists_the
     listed = "The current default is to search for gfortran, g95, xlf95, fort, ifort."
     single = "gfortran 10 by default gives a compilation error for that practice."
     assert answer_strength(asked, listed, question) > answer_strength(asked, single, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("In HAProxy, what is a converter?", "converter"),
+        ("What is extcap in Wireshark?", "extcap"),
+        ("In libvirt terms, what exactly is a storage pool?", "storage pool"),
+        ("What does the name slonik mean?", "slonik"),
+        ("What is the $GENERATE directive in a BIND zone file used for?", "$GENERATE"),
+        ('In Git terminology, what is an "evil merge"?', "evil merge"),
+        ("What is a function?", "function"),
+        ("How large is the header?", ""),
+    ],
+)
+def test_the_defined_term_is_read_as_the_question_writes_it(question: str, term: str) -> None:
+    assert defined_phrase(question) == term
