@@ -15,7 +15,7 @@ network failed, with exponential backoff and full jitter.
 Services outlive event loops (the Streamlit page starts each research with a
 new `asyncio.run`), and an httpx client or a semaphore belongs to the loop it
 was first used on, so those are made lazily per running loop; the robots.txt
-cache and the statistics are shared.
+cache is shared.
 """
 
 from __future__ import annotations
@@ -82,18 +82,6 @@ class FetchLimits:
 
 
 @dataclass
-class FetchStats:
-    """What a fetcher has sent and received over its lifetime."""
-
-    requests: int = 0
-    """Page requests sent: every attempt and every redirect hop counts."""
-    robots_requests: int = 0
-    retries: int = 0
-    bytes_read: int = 0
-    """Bytes received from the network (before decompression), robots.txt included."""
-
-
-@dataclass
 class _LoopState:
     """What belongs to one event loop: the client and its connections, the concurrency limits."""
 
@@ -134,7 +122,6 @@ class Fetcher:
 
     def __init__(self, limits: FetchLimits, policy: AddressPolicy, *, sleep: Sleep = asyncio.sleep) -> None:
         self.limits = limits
-        self.stats = FetchStats()
         self._policy = policy
         self._sleep = sleep
         self._states: dict[asyncio.AbstractEventLoop, _LoopState] = {}
@@ -251,15 +238,11 @@ class Fetcher:
             asked = failure.wait if isinstance(failure, _Retry) else None
             return asked if asked is not None else backoff(retry_state)
 
-        def count_retry(_: RetryCallState) -> None:
-            self.stats.retries += 1
-
         retrying = AsyncRetrying(
             stop=stop_after_attempt(limits.attempts),
             wait=wait,
             retry=retry_if_exception(lambda error: isinstance(error, _Retry) and not too_long(error)),
             sleep=self._sleep,
-            before_sleep=count_retry,
             reraise=True,
         )
         try:
@@ -285,10 +268,6 @@ class Fetcher:
         headers = {"Accept": "*/*" if accept is None else ", ".join(sorted(accept))}
         limits = self.limits
         async with host_slot:
-            if robots:
-                self.stats.robots_requests += 1
-            else:
-                self.stats.requests += 1
             try:
                 async with state.client.stream("GET", url, headers=headers) as response:
                     return await self._read(response, url, accept, _ROBOTS_MAX_BYTES if robots else limits.max_bytes)
@@ -336,7 +315,6 @@ class Fetcher:
         received = 0
         async for chunk in response.aiter_raw():
             received += len(chunk)
-            self.stats.bytes_read += len(chunk)
             if received > max_bytes:
                 raise FetchError(f"too large: over {max_bytes:,} bytes")
             body += inflater.feed(chunk) if inflater else chunk
