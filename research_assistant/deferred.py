@@ -54,11 +54,6 @@ class Deferred(Generic[T]):
         except BaseException as error:  # whoever waits gets the error, in their own thread
             self._future.set_exception(error)
 
-    @property
-    def ready(self) -> bool:
-        """Whether the value (or its failure) is there, so that asking does not wait."""
-        return self._future.done()
-
     def get(self) -> T:
         """The value: made here if nobody has started it, otherwise waited for."""
         if self._claim():

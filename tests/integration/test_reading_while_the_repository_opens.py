@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from support.miniweb import MiniWeb
 
+import research_assistant.services
 from research_assistant.context import Context
 from research_assistant.knowledge.documents import source_id_for
 from research_assistant.knowledge.repository import ResearchRepository
@@ -28,14 +29,24 @@ async def test_a_page_is_fetched_while_the_repository_opens_and_indexed_once_it_
 ) -> None:
     opening = threading.Event()
     gate = threading.Event()
+    reader_made = threading.Event()
+    reader_first: list[bool] = []
     open_repository = ResearchRepository.__init__
+    make_reader = research_assistant.services._web_reader
+
+    def recorded_reader(*args: Any) -> Any:
+        reader = make_reader(*args)
+        reader_made.set()
+        return reader
 
     def slow_open(self: ResearchRepository, *args: Any, **kwargs: Any) -> None:
+        reader_first.append(reader_made.is_set())
         opening.set()
         assert gate.wait(60), "the test never let the repository open"
         open_repository(self, *args, **kwargs)
 
     monkeypatch.setattr(ResearchRepository, "__init__", slow_open)
+    monkeypatch.setattr(research_assistant.services, "_web_reader", recorded_reader)
     monkeypatch.setenv("RESEARCH_TAVILY_API_KEY", "tvly-test")
     monkeypatch.setenv("RESEARCH_ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
     monkeypatch.setenv("RESEARCH_BROWSER", "false")
@@ -44,8 +55,7 @@ async def test_a_page_is_fetched_while_the_repository_opens_and_indexed_once_it_
         services = open_services(context)
         services.warm_up()  # the repository starts opening, and stays at it until the gate opens
         assert await asyncio.to_thread(opening.wait, 60)
-        opened = [value.ready for value in services.deferred]  # the web reader, the embedding model, the repository
-        assert opened.count(False) == 1, "the warm-up opened the repository before the web reader"
+        assert reader_first == [True], "the warm-up opened the repository before the web reader"
         url = web.url(PAGE)
         source = SourceRecord(
             id=source_id_for(url), locator=url, title="", provider="tavily", source_type=SourceType.WEB
