@@ -297,12 +297,10 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
     the host name, which httpcore passes to `start_tls` from the URL.
     """
 
-    def __init__(
-        self, policy: AddressPolicy, *, resolve_timeout: float, backend: httpcore.AsyncNetworkBackend | None = None
-    ) -> None:
+    def __init__(self, policy: AddressPolicy, *, resolve_timeout: float) -> None:
         self._policy = policy
         self._resolve_timeout = resolve_timeout
-        self._backend = backend or httpcore.AnyIOBackend()
+        self._backend = httpcore.AnyIOBackend()
 
     async def connect_tcp(
         self,
@@ -340,14 +338,12 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
         await self._backend.sleep(seconds)
 
 
-def guarded_transport(
-    policy: AddressPolicy, *, connect_timeout: float = 10.0, limits: httpx.Limits | None = None
-) -> httpx.AsyncHTTPTransport:
+def guarded_transport(policy: AddressPolicy, *, connect_timeout: float = 10.0) -> httpx.AsyncHTTPTransport:
     """An httpx transport that connects only where `policy` allows, directly (never through an env proxy).
 
     `connect_timeout` bounds DNS resolution when httpx gives no connect timeout of its own.
     """
-    limits = limits or httpx.Limits()
+    limits = httpx.Limits()
     tls = _tls_context()
     # No `proxy` and trust_env=False: HTTP(S)_PROXY and friends are ignored, so the connection is really direct.
     transport = httpx.AsyncHTTPTransport(verify=tls, trust_env=False, limits=limits)
