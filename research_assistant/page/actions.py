@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import inspect
 import logging
 import threading
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from research_assistant.page.form import deeper, form_defaults, form_from_run, research_context, source_options
 from research_assistant.page.state import Action, Job, LoadedRun, PageState, Submission, page_state
@@ -28,7 +27,7 @@ from research_assistant.settings import get_settings
 from research_assistant.text.spaces import one_line
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Coroutine, Sequence
 
     from research_assistant.context import Context
     from research_assistant.schemas import ResearchPlan
@@ -56,20 +55,14 @@ def running_job(run_id: str) -> Job | None:
         return _RUNNING.get(run_id)
 
 
-def run_sync(value: T | Any) -> T:
-    """`value`, or what it resolves to when it is awaitable (the runner's readers are coroutines)."""
-    if not inspect.isawaitable(value):
-        return cast(T, value)
-
-    async def wait() -> T:
-        return cast(T, await value)
-
+def run_sync(work: Coroutine[Any, Any, T]) -> T:
+    """What `work` (one of the runner's readers, which are coroutines) returns, run to its end from the page."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(wait())
+        return asyncio.run(work)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # called from inside a loop: use a loop of its own
-        return pool.submit(asyncio.run, wait()).result()
+        return pool.submit(asyncio.run, work).result()
 
 
 def open_store(db_dir: Path) -> closing[RunStore]:
