@@ -50,10 +50,17 @@ NAV_NAME = re.compile(
 NAV_LABEL = re.compile(r"\b(?:next|previous|prev|up|home|top)\b\s*:?", re.IGNORECASE)
 NAV_WORDS = frozenset({"next", "previous", "prev", "up", "home", "top", "contents", "index"})
 ONLY_SEPARATORS = re.compile(r"^[\s|·•»›«‹/\\,:;\-–—\[\]()<>*]*$")
-NAV_SEPARATOR = re.compile(r"[|·»›«‹]")
+NAV_SEPARATOR = re.compile(r"[|·»›«‹]|\s>\s")
 LINK_BLOCKS = frozenset({"p", "div", "table", "tr"})
 """Blocks that can be a line of navigation links. Lists are left alone: a list of links is as often content
 (the functions of an API) as a menu, and menus are told by their class."""
+POPUP_HOSTS = frozenset(
+    {"a", "abbr", "b", "cite", "code", "em", "font", "i", "kbd", "label", "pre", "q", "samp", "small", "span",
+     "strong", "sub", "sup", "tt", "var"}
+)  # fmt: skip
+"""Phrasing elements: a list cannot be a part of them in HTML, so one placed there is a menu or tooltip that
+scripts show on demand ('ca-file' with a drop-down of the sections naming it), not a part of the sentence."""
+LIST_TAGS = frozenset({"ul", "ol", "dl", "menu"})
 LINK_BLOCK_CHARS = 200
 """A block this short made of links and separators only is navigation ('Prev | Up | Home | Next')."""
 BLOCK_TAGS = frozenset(
@@ -153,6 +160,7 @@ instruction."""
 _DROPPED = "_dropped"
 """The marker left where a dropped element was (no parsed tag name starts with an underscore)."""
 _WORDS = re.compile(r"\S+")
+_WORD_CHARACTER = re.compile(r"\w")
 _UNREAD_TEXT = re.compile(r"[^\s¶§#🔗]")
 """A character that no permalink's text holds."""
 
@@ -251,13 +259,16 @@ def _small(tag: Any) -> bool:
 
 def _links_only(tag: Any) -> bool:
     """A short line of links and separators only that names a way around the site ('Prev | Up | Home | Next',
-    'Next: A, Previous: B, Up: C', 'Docs » Library'): two links or more, or one whose text is a navigation word.
-    A link within the page, or one naming code, is content (a list of functions), never navigation."""
+    'Next: A, Previous: B, Up: C', 'Docs » Library', 'Apache > HTTP Server > Modules'): two links or more, or
+    one whose text is a navigation word. A link within the page, or one naming code, is content (a list of
+    functions), never navigation, unless it is a button (`_button`)."""
     links = list(tag.iterdescendants("a"))
     if not links or not _small(tag):
         return False
     for link in links:
         href = link.get("href")
+        if _button(link):
+            continue  # Texinfo's '[ << ] [ < ] [ Up ] [ > ]' buttons lead within the page
         if (href is not None and href.startswith("#")) or next(
             link.iterdescendants("code", "tt", "kbd"), None
         ) is not None:
@@ -272,6 +283,29 @@ def _links_only(tag: Any) -> bool:
     if not (named or NAV_LABEL.search(outside) or NAV_SEPARATOR.search(outside)):
         return False  # 'git-merge(1), git-pull(1)': a list of related pages, not a way around this one
     return bool(ONLY_SEPARATORS.match(NAV_LABEL.sub(" ", outside)))
+
+
+def _button(link: Any) -> bool:
+    """Whether a link is a navigation word or a button without a word ('Up', '<<', '>', '?'): Texinfo's
+    '[ << ] [ < ] [ Up ] [ > ] [ >> ] [ Top ] [ Contents ]' leads within the page too."""
+    text = collapse(_get_text(link, " ")).lower()
+    return text in NAV_WORDS or (bool(text) and not _WORD_CHARACTER.search(text))
+
+
+def _is_popup(tag: Any) -> bool:
+    """A list inside a phrasing element (`POPUP_HOSTS`) that stands within a sentence, text right before or after
+    it: a drop-down menu or tooltip ('"<span>ca-file<ul>...</ul></span>", "ca-verify-file"'). A phrasing element
+    standing alone as a box ('<var>See Also: <ul>...</ul></var>') is left alone."""
+    host = tag.getparent()
+    if host is None or host.tag not in POPUP_HOSTS:
+        return False
+    if host.tail and host.tail.strip():
+        return True
+    before = host.getprevious()
+    if before is not None:
+        return bool(before.tail and before.tail.strip())
+    outer = host.getparent()
+    return outer is not None and bool(outer.text and outer.text.strip())
 
 
 @lru_cache(maxsize=10_000)
@@ -298,6 +332,8 @@ def _is_boilerplate(tag: Any) -> bool:
             return True
         if name in LINK_BLOCKS and _links_only(tag):
             return True
+        if name in LIST_TAGS and _is_popup(tag):
+            return True
     if name == "div":
         return value is not None and not DROP_DIV_CLASSES.isdisjoint(_WORDS.findall(value))
     if name == "a":
@@ -316,7 +352,7 @@ def _is_permalink(tag: Any, value: str | None) -> bool:
     return bool(text) and set(text) <= PERMALINK_MARKS
 
 
-_LOOKED_AT_TAGS = frozenset({*DROP_TAGS, *LINK_BLOCKS, "a", "header"})
+_LOOKED_AT_TAGS = frozenset({*DROP_TAGS, *LINK_BLOCKS, *LIST_TAGS, "a", "header"})
 _LOOKED_AT_ATTRIBUTES = frozenset({"role", "hidden", "id", "aria-label", "summary"})
 
 

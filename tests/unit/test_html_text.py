@@ -217,3 +217,37 @@ def test_a_heading_keeps_its_words_without_the_permalink_mark_of_any_generator()
     )
     assert page.text.split("\n\n")[:2] == ["Reverse Proxy", "httpd can act as a gateway."]
     assert "Marks\n\nSee section 4." in page.text
+
+
+def test_a_drop_down_list_inside_a_sentence_is_not_read_but_a_box_of_links_beside_it_is() -> None:
+    page = html_to_text(
+        '<html><body><pre>Paths are relative to "<span class="dropdown"><a href="#">ca-file</a><ul>'
+        '<li>This keyword is available in sections :</li><li><a href="#b">Bind options</a></li></ul></span>", '
+        '"<a href="#v">ca-verify-file</a>" or "crl-file".</pre>'
+        "<div><span><ul><li><a href='docs.html'>Categorical Document List</a></li></ul></span></div></body></html>"
+    )
+    assert page.text.split("\n\n") == [
+        'Paths are relative to "ca-file", "ca-verify-file" or "crl-file".',
+        "Categorical Document List",
+    ]
+
+
+def test_a_breadcrumb_of_links_between_angle_brackets_is_dropped_but_a_comparison_in_a_sentence_is_not() -> None:
+    page = html_to_text(
+        '<html><body><div id="path"><a href="https://www.apache.org/">Apache</a> &gt; '
+        '<a href="https://httpd.apache.org/">HTTP Server</a> &gt; <a href="../index.html">Version 2.4</a> &gt; '
+        '<a href="./index.html">Modules</a></div><h1>Apache Core Features</h1>'
+        '<p><a href="a.html">MaxClients</a> &gt; <a href="b.html">ServerLimit</a> is refused at start-up.</p>'
+        "</body></html>"
+    )
+    assert page.text.split("\n\n") == ["Apache Core Features", "MaxClients > ServerLimit is refused at start-up."]
+
+
+def test_a_row_of_navigation_buttons_is_dropped_even_when_its_buttons_lead_within_the_page() -> None:
+    page = html_to_text(
+        '<html><body><table><tr><td>[<a href="#Expansion" title="Beginning of this chapter"> &lt;&lt; </a>]</td>'
+        '<td>[<a href="#Expansion" title="Previous section"> &lt; </a>]</td><td>[<a href="#Top"> Up </a>]</td>'
+        '<td>[<a href="zsh_abt.html"> ? </a>]</td></tr></table><h2>14 Expansion</h2>'
+        '<p>See <a href="#Globbing">Globbing</a> | <a href="#Filename">Filename Generation</a></p></body></html>'
+    )
+    assert page.text.split("\n\n") == ["14 Expansion", "See Globbing | Filename Generation"]
