@@ -52,6 +52,9 @@ def is_negated(text: str) -> bool:
     return any(w in NEGATIONS or w.endswith("n't") for w in words(text))
 
 
+_REMARK = re.compile(r"\([^()]*\)")
+
+
 def defines(sentence: str, subject_terms: list[str]) -> float:
     """How much the sentence reads like a definition of the subject, 0..0.2.
 
@@ -69,13 +72,17 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     strong = match.group(1) is not None
     if not strong and (_PASSIVE.match(sentence, match.end()) or _DEGREE.match(sentence, match.end())):
         return 0.0
-    for part in sentence[: match.start()].split(","):
+    subject = sentence[: match.start()]
+    for part in subject.split(","):
         head = content_terms(part)
         # The head noun alone names a one-word subject; a longer subject is named by its own words only
         # ('virus scanner mail' is not 'backscatter mail').
         if head and ((head[-1] in subject_terms and len(set(subject_terms)) == 1) or set(head) <= set(subject_terms)):
             return 0.2 if strong else 0.1
-        if subject_terms and all(t in head for t in subject_terms):
+    # Or the subject's words stand in a longer phrase ('The X of a Y is the ...'), but not only in a remark in
+    # parentheses ('The srcSpec (optional for some storage pool types) is an instance of ...').
+    for part in _REMARK.sub(" ", subject).split(","):
+        if subject_terms and all(t in content_terms(part) for t in subject_terms):
             return 0.2 if strong or _THE.match(sentence[match.end() :]) else 0.1  # 'The X of a Y is the ...'
     return 0.0
 

@@ -183,6 +183,8 @@ def test_what_a_name_is_called_is_the_defined_subject() -> None:
         ("A reverse proxy is very demanding for the network.", 0.0),
         ("A reverse proxy stipulates that every request passes through one server first.", 0.2),
         ('Requests may pass through a server known as a "reverse proxy" first.', 0.2),
+        # A remark in parentheses before the verb is not what the sentence defines.
+        ("The balancer (often placed behind a reverse proxy) is an instance of the module.", 0.0),
     ],
 )
 def test_a_definition_says_what_the_subject_is_and_a_passive_says_what_is_done_with_it(
