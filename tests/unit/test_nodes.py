@@ -304,25 +304,11 @@ async def test_a_definition_question_reads_the_glossary_entry_of_its_term() -> N
         "Glossary",
     )
 
-    read: list[Passage] = []
-
-    class Recording(FakeReasoner):
-        async def extract(
-            self,
-            question: str,
-            sub_question: SubQuestion,
-            passages: list[Passage],
-            limit: int,
-            analysis: QueryAnalysis | None = None,
-        ) -> Step[list[Evidence]]:
-            read.extend(passages)
-            return Step([])
-
-    services = fake_services(Recording())
+    services = fake_services()
     services.documents = FakeDocuments({**services.documents.documents, glossary.source_id: glossary})  # type: ignore[attr-defined]
     question = SubQuestion(id="q1", text="When the manual talks about trams, what exactly is a Bogie?")
-    await evidence_in([glossary.source_id], question.text, [question], None, fake_context(services))
-    assert any(p.text.startswith("bogie\n\nThe wheeled frame") for p in read)
+    found = await evidence_in([glossary.source_id], question.text, [question], None, fake_context(services))
+    assert "bogie\n\nThe wheeled frame under each end of a tram car." in [e.quote for e in found.value]
 
 
 def scored(source_id: str, score: float, sub_question_id: str = "q1", claim: str = "") -> Evidence:
