@@ -53,6 +53,9 @@ def is_negated(text: str) -> bool:
 
 
 _REMARK = re.compile(r"\([^()]*\)")
+_RELATIVE = re.compile(r"\s(?:which|that|who)\s*$", re.IGNORECASE)
+_ANTECEDENT_WORDS = 3
+"""The words before a relative pronoun read as what the relative clause says something of."""
 
 
 def defines(sentence: str, subject_terms: list[str]) -> float:
@@ -73,6 +76,9 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     if not strong and (_PASSIVE.match(sentence, match.end()) or _DEGREE.match(sentence, match.end())):
         return 0.0
     subject = sentence[: match.start()]
+    relative = _RELATIVE.search(subject)
+    if relative is not None:  # '... has a persistent configuration which means ...' defines the configuration
+        subject = " ".join(subject[: relative.start()].split()[-_ANTECEDENT_WORDS:])
     for part in subject.split(","):
         head = content_terms(part)
         # The head noun alone names a one-word subject; a longer subject is named by its own words only

@@ -185,6 +185,9 @@ def test_what_a_name_is_called_is_the_defined_subject() -> None:
         ('Requests may pass through a server known as a "reverse proxy" first.', 0.2),
         # A remark in parentheses before the verb is not what the sentence defines.
         ("The balancer (often placed behind a reverse proxy) is an instance of the module.", 0.0),
+        # A relative clause says something of the words right before it.
+        ("Route requests through a reverse proxy with a cache which means fewer requests reach it.", 0.0),
+        ("A reverse proxy, which is a server in front of others, hides them.", 0.2),
     ],
 )
 def test_a_definition_says_what_the_subject_is_and_a_passive_says_what_is_done_with_it(
