@@ -35,7 +35,7 @@ from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.reasoning.answers import Asked, asked_for, asking_part, defined_phrase, expanded_in
+from research_assistant.reasoning.answers import Asked, asked_for, defined_term, expanded_in
 from research_assistant.reasoning.base import Reasoner, Step, joined
 from research_assistant.schemas import (
     Evidence,
@@ -77,7 +77,7 @@ def _keys(text: str, asked: Asked) -> set[str]:
     """What a sub-question names, and for a definition the defined term as a glossary writes it ('backend',
     'Backend'): a manual defines a term in the entry under it, which a question's other words rarely share."""
     keys = names_in(text)
-    term = defined_phrase(asking_part(text)) if asked.kind == "definition" else ""
+    term = defined_term(text) if asked.kind == "definition" else ""
     return keys | {term, term.lower(), term[:1].upper() + term[1:]} if term else keys
 
 

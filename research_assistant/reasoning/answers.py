@@ -117,8 +117,8 @@ _DEFINITION = re.compile(
     r"^\s*(?:what|who)\s+(?:exactly\s+|really\s+)?(?:is|are|was|were)\s+(?:exactly\s+|really\s+)?"
     r"(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
     r"|^\s*(?:define|definition of|meaning of)\b"
-    r"|^\s*what\s+(?:does|do)\s+.+\s+(?:mean|stand for|do|print|return|represent|show|contain|hold|produce|give|"
-    r"yield|indicate|denote|signify)\b",
+    r"|^\s*what\s+(?:exactly\s+)?(?:does|do)\s+.+\s+"
+    r"(?:mean|stand for|do|print|return|represent|show|contain|hold|produce|give|yield|indicate|denote|signify)\b",
     re.IGNORECASE,
 )
 _EXPLANATION = re.compile(r"^\s*(?:how|why)\b|\b(?:explain|mechanism|work|works|happen|happens)\b", re.IGNORECASE)
@@ -307,7 +307,7 @@ _WHAT_DOES = re.compile(
     r"|^(?:in .+?, )?what is meant by (?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
     r"(?:a |an |the )?(.+?)[?.!]*$"
-    r"|^what (?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
+    r"|^what (?:exactly )?(?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
     r"|^what (?:is|are) (?:a |an |the )?(.+?) used for",
     re.IGNORECASE,
 )
@@ -332,14 +332,34 @@ def defined_phrase(question: str, *, named: bool = True) -> str:
         return ""
     subject = next(group for group in match.groups() if group).split(",")[0]  # '..., as described in X'
     phrase = _QUALIFIER.split(subject, maxsplit=1)[0].strip(" \"'`‘’“”")
-    if named:
-        words_of = phrase.split()
-        while len(words_of) > 1 and words_of[0].lower() in CATEGORY_WORDS:
-            words_of = words_of[1:]
-        while len(words_of) > 1 and words_of[-1].lower() in CATEGORY_WORDS:
-            words_of = words_of[:-1]
-        phrase = " ".join(words_of).strip(" \"'`‘’“”")
-    return phrase
+    return _without_category(phrase) if named else phrase
+
+
+def _without_category(phrase: str) -> str:
+    """The phrase without a first or last word that only says what kind of thing it names ('the name slonik')."""
+    words_of = phrase.split()
+    while len(words_of) > 1 and words_of[0].lower() in CATEGORY_WORDS:
+        words_of = words_of[1:]
+    while len(words_of) > 1 and words_of[-1].lower() in CATEGORY_WORDS:
+        words_of = words_of[:-1]
+    return " ".join(words_of).strip(" \"'`‘’“”")
+
+
+_POINTS_BACK = re.compile(r"(?:it|this|that|these|those|they)(?: \w+)?", re.IGNORECASE)
+_LAST_NAMED = re.compile(r"\b(?:a|an|the)\s+([\w$%.-]+(?:\s+[\w$%.-]+){0,2}?)\s*[,.;:]?\s*$", re.IGNORECASE)
+
+
+def defined_term(question: str) -> str:
+    """The term a definition question asks about, as a manual would head its entry: `defined_phrase` of the
+    question's own words, or, where those point back ('When the manual talks about a backend, what exactly does
+    it mean?'), the thing the words before them name last."""
+    asking = asking_part(question)
+    phrase = defined_phrase(asking)
+    if not _POINTS_BACK.fullmatch(phrase):
+        return phrase
+    lead = without_context(question)[: -len(asking)] if asking else ""
+    named = _LAST_NAMED.search(lead)
+    return _without_category(named.group(1).rstrip(".,;:")) if named else ""
 
 
 def asked_for(question: str) -> Asked:

@@ -9,6 +9,7 @@ from research_assistant.reasoning.answers import (
     answer_strength,
     asked_for,
     defined_phrase,
+    defined_term,
     expanded_in,
     expands,
     measured_subject,
@@ -397,3 +398,11 @@ def test_which_things_are_a_default_is_answered_best_by_a_default_that_lists_the
 )
 def test_the_defined_term_is_read_as_the_question_writes_it(question: str, term: str) -> None:
     assert defined_phrase(question) == term
+
+
+def test_a_definition_asked_of_it_is_asked_of_the_thing_named_before() -> None:
+    question = "When the manual talks about a backend, what exactly does it mean?"
+    assert asked_for(question).kind == "definition"
+    assert defined_term(question) == "backend"
+    assert defined_term("I keep seeing the word slonik; what is it?") == "slonik"
+    assert defined_term("In HAProxy, what is a converter?") == "converter"
