@@ -345,7 +345,8 @@ def _without_category(phrase: str) -> str:
     return " ".join(words_of).strip(" \"'`‘’“”")
 
 
-_POINTS_BACK = re.compile(r"(?:it|this|that|these|those|they)(?: \w+)?", re.IGNORECASE)
+POINTS_BACK = re.compile(r"(?:this|that|these|those|it|they|them)\b", re.IGNORECASE)
+"""Words that open a phrase naming nothing itself ('that event', 'it'): the name stands in the words before."""
 _LAST_NAMED = re.compile(r"\b(?:a|an|the)\s+([\w$%.-]+(?:\s+[\w$%.-]+){0,2}?)\s*[,.;:]?\s*$", re.IGNORECASE)
 
 
@@ -355,7 +356,7 @@ def defined_term(question: str) -> str:
     it mean?'), the thing the words before them name last."""
     asking = asking_part(question)
     phrase = defined_phrase(asking)
-    if not _POINTS_BACK.fullmatch(phrase):
+    if not POINTS_BACK.match(phrase):
         return phrase
     lead = without_context(question)[: -len(asking)] if asking else ""
     named = _LAST_NAMED.search(lead)

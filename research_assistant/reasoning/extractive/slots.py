@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.reasoning.answers import asking_part, without_framing
+from research_assistant.reasoning.answers import POINTS_BACK, asking_part, without_framing
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.schemas import QueryAnalysis, QueryType
 from research_assistant.text.spaces import collapse
@@ -38,7 +38,6 @@ _NOT_A_NOUN_PHRASE = re.compile(
     r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did|it|they|we|you|i)\b", re.I
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_POINTS_BACK = re.compile(r"^(?:this|that|these|those|it|they|them)\b", re.IGNORECASE)
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)
 """'How do I X?', 'How to X': X is a verb phrase in its base form ('configure git to sign commits')."""
 _PAIR_PATTERNS = (
@@ -108,7 +107,7 @@ def _noun_phrase(question: str) -> str:
         return ""
     phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", next(g for g in match.groups() if g).strip()))
     phrase = _CLAUSE.split(phrase, maxsplit=1)[0].strip(" \"'“”`")  # 'the drawbacks of X instead of Y' -> 'X'
-    if _POINTS_BACK.match(phrase):
+    if POINTS_BACK.match(phrase):
         return ""  # 'What does that event mean?' after a premise: the name stands in the premise
     return phrase if 0 < len(phrase.split()) <= 8 and not _NOT_A_NOUN_PHRASE.search(phrase) else ""
 
