@@ -113,6 +113,8 @@ _COMPARISON = re.compile(
     r"rather than|instead of|unlike)\b",
     re.IGNORECASE,
 )
+_CONTRASTED = re.compile(r"\b(?:differ\w*|difference|compare\w*|comparison|versus|vs\.?)\b", re.IGNORECASE)
+"""Words that ask how two things differ, even when one of them is a default."""
 _DEFINITION = re.compile(
     r"^\s*(?:what|who)\s+(?:exactly\s+|really\s+)?(?:is|are|was|were)\s+(?:exactly\s+|really\s+)?"
     r"(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
@@ -134,7 +136,7 @@ in my configuration?'."""
 
 _VALUE_TOKEN = re.compile(
     r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
-    r"infinite|no limit|yes|no)\b)"
+    r"infinite|no limit|unset|yes|no)\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
     r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)"
 )
@@ -183,8 +185,12 @@ _POLARITY = re.compile(
 _LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
 _ENUMERATION = re.compile(r"(?:[\w.+#-]+(?: [\w.+#-]+)?,\s+){3,}[\w.+#-]+")
 """Four or more short items separated by commas, with or without a closing 'and' ('gfortran, g95, xlf95, fort')."""
-UNLISTED_FIT = 0.8
-"""For a question asking which things (plural) a default is: a default stated without a list of items."""
+_PREPOSED = re.compile(r"^\s*(?:by|in|with|through)\s+(?:what|which)\b", re.IGNORECASE)
+"""'With what permissions does it create files by default?' asks what they are set to: one value, not a list."""
+UNLISTED_FIT = 0.7
+"""For a question asking which things (plural) a default is: a default stated without a list of items ranks
+below one with its items, and is not the answer found ('gfortran 10 by default gives a compilation error' for
+'Which Fortran compilers does it look for by default?')."""
 _LISTED_ITEMS = 3
 _ITEM_CHARS = 120
 _CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
@@ -389,8 +395,8 @@ def asked_for(question: str) -> Asked:
         return Asked("date")
     if _YES_NO.match(asking):
         return Asked("yesno")  # 'Does httpd read .htaccess files by default?' asks yes or no, not for a value
-    if _DEFAULT.search(text):
-        return Asked("default")
+    if _DEFAULT.search(text) and not _CONTRASTED.search(asking):
+        return Asked("default")  # not 'How does setting notify to explicit differ from the default behaviour?'
     if _RANGE.search(text) and not _COMPARISON.search(text):
         return Asked("range")
     if _LIMIT.search(text) and not _COMPARISON.search(text):
@@ -561,26 +567,36 @@ def _in_order(letters: str, word: str) -> bool:
     return True
 
 
+_SENTENCE_END = re.compile(r"[.!?:;]\s")
+_NAMED_NEAR = 40
+"""Characters around a lower-case spelling within which the abbreviation itself must stand: 'write-ahead log
+(WAL)' expands WAL, while '... by matching the key criteria' two sentences after 'MATE' does not."""
+
+
 def expands(acronym: str, text: str) -> float:
-    """1.0 when consecutive words of `text` spell `acronym` by their initials (small words may be skipped),
-    with a capital on the first word or the acronym itself nearby; 0.6 for an all-lowercase spelling."""
+    """1.0 when consecutive words of `text`, within one sentence, spell `acronym` by their initials (small words
+    may be skipped), with a capital on the first word or the acronym itself within `_NAMED_NEAR` characters;
+    0.6 for another spelling."""
     letters = "".join(c.lower() for c in acronym if c.isalpha())
     if len(letters) < 2:
         return 0.0
     parts = _initials(text)
     words = [part for _, part in parts]
+    spans = [match.span() for match in _WORD.finditer(text)]
+    named = [match.start() for match in re.finditer(rf"\b{re.escape(acronym)}\b", text)]
     best = 0.0
     for start in range(len(words)):
         end = _spells(letters, words[start:])
         if not end or (end == 1 and words[start].lower() == acronym.lower()):
             continue
         phrase = words[start : start + end]
+        first, last = spans[parts[start][0]][0], spans[parts[start + end - 1][0]][1]
         if (end == 1 and len(letters) > 2) or (end > 1 and parts[start][0] == parts[start + end - 1][0]):
             continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms')
-        if any(letters in word.lower() for word in phrase):
-            continue  # words built on the abbreviation do not expand it ('requires librelp' for RELP)
-        capital = phrase[0][:1].isupper() or acronym in text
-        best = max(best, 1.0 if capital else 0.6)
+        if any(letters in word.lower() for word in phrase) or _SENTENCE_END.search(text, first, last):
+            continue  # words built on the abbreviation, or across sentences ('... the default. Note' for DANE)
+        near = any(first - _NAMED_NEAR <= at <= last + _NAMED_NEAR for at in named)
+        best = max(best, 1.0 if phrase[0][:1].isupper() or near else 0.6)
         if best == 1.0:
             break
     return best
@@ -607,11 +623,17 @@ _COUNTED_THINGS = re.compile(rf"(?:\s+[a-z]+)?\s+(?!(?:{'|'.join(_NOT_COUNTED)})
 """After a number: the things it counts ('two default workers'), unless they are units (or the verb after it)."""
 _HOW_LONG = re.compile(r"\bhow\s+long\b|\b(?:duration|period)\s+of\b", re.IGNORECASE)
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
+_ASKS_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
 _ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)
 _FIGURE_UNIT = re.compile(r"\d[\d,.]*\s?([A-Za-z]*)")
 _DURATION_UNIT = re.compile(r"^(?:[mu]?s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|months?|years?)$")
 """Case matters: 'm' is minutes, 'M' megabytes."""
 _SIZE_UNIT = re.compile(r"^(?:[kKMGT]i?B?|[kKMG]?bytes?|kilobytes?|megabytes?|gigabytes?|octets?)$")
+
+
+_DURATION_WORD = re.compile(r"\d|\b(?:zero|one|two|three|four|five|ten|none|unlimited|infinite|no limit)\b|_", re.I)
+"""A default without a figure that can say how long: a number word, no limit, or a setting that holds the time
+('defaults to default_ttl'); a quoted word ('hit-for-miss') or a constant's name cannot."""
 
 
 _COUNT_OF = re.compile(r"\b(?:number|count) of\b", re.IGNORECASE)
@@ -634,7 +656,9 @@ def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: boo
         label = len(unit) > 2 and unit.islower() and not unit.endswith("s") and not _SIZE_UNIT.match(unit)
         return not label or unit in STOPWORDS
     if duration:
-        return unit is None or not _SIZE_UNIT.match(unit)
+        if unit is None:  # no figure: a word or a name, which says how long only if it is a time word or a setting
+            return bool(_DURATION_WORD.search(value.group()))
+        return not _SIZE_UNIT.match(unit)
     return True
 
 
@@ -648,21 +672,22 @@ def states_setting_value(text: str) -> bool:
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
-    how long something takes or is, or how large, is not answered by a default that only switches something on
-    or off ('recipients_max_reject | Default: false' for the largest message), and the
-    latter not by a number of things that are not units ('the two default workers'). A default of another
+    how long something takes or is, how large, how much or how many, is not answered by a default that only
+    switches something on or off ('recipients_max_reject | Default: false' for the largest message), and how
+    long not by a number of things that are not units ('the two default workers'). A default of another
     measure, a time, a word or a count for a size or a size for a duration, answers nothing (0)."""
     action = bool(_ASKS_ACTION.search(question))
     measure = bool(_HOW_LONG.search(question))
     size = bool(_ASKS_SIZE.search(question)) and not measure
+    amount = bool(_ASKS_AMOUNT.search(question))
     counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
         after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
-        window = f"{before} {after}"
+        window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         values = list(_VALUE_TOKEN.finditer(window))
-        if action or measure or size:
+        if action or measure or size or amount:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
@@ -687,7 +712,9 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         strength = _default_strength(text, question)
         if _counts_instead(question, figures):
             strength *= MEASURED_SUBJECT_FIT
-        if _LIST.search(asking_part(question)) and not (_LIST_SHAPE.search(text) or _ENUMERATION.search(text)):
+        asking = asking_part(question)
+        listed = _LIST.search(asking) and not _PREPOSED.match(asking)
+        if listed and not (_LIST_SHAPE.search(text) or _ENUMERATION.search(text)):
             strength *= UNLISTED_FIT  # 'Which compilers does it look for by default?': the default is a list
         return strength
     if kind == "limit":

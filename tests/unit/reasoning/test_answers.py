@@ -16,6 +16,7 @@ from research_assistant.reasoning.answers import (
     without_context,
     without_framing,
 )
+from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive.shapes import defined_subject, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
 from research_assistant.text.tokens import content_terms
@@ -72,6 +73,14 @@ def test_an_expansion_is_found_by_its_initials(acronym: str, text: str) -> None:
 def test_words_that_merely_contain_the_letters_are_no_expansion() -> None:
     assert expands("WAL", "WAL mode is faster for most walking workloads.") == 0.0
     assert expands("TOAST", "The name would not stand the test of time.") == 0.0
+
+
+def test_a_spelling_across_sentences_or_far_from_the_acronym_is_no_sure_expansion() -> None:
+    across = 'This lets you configure "decent crypto" for DANE as the default. Note that OpenSSL does not.'
+    assert expands("DANE", across) == 0.0
+    far = "MATE will try to group it to other Pdus into a Gop (Group of Pdus) by matching the key criteria."
+    assert expands("MATE", far) < ANSWER_FOUND
+    assert expands("WAL", "Enable the write-ahead log (WAL) first.") == 1.0
 
 
 def test_the_sentence_with_the_value_holds_a_default_and_its_neighbour_does_not() -> None:
@@ -291,6 +300,13 @@ def test_a_size_wants_a_figure_that_is_no_time_and_a_duration_one_that_is_no_siz
     assert answer_strength(asked_for(duration), "Type: string | Default: 50M", duration) < 1.0
 
 
+def test_how_much_by_default_is_not_answered_by_a_switch() -> None:
+    question = "When the server returns a message, how much of it is returned by default?"
+    switch = "return_message | Type: boolean | Default: false If this is set, a copy of the message is returned."
+    assert answer_strength(asked_for(question), switch, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), "return_size_limit | Default: 100K", question) == 1.0
+
+
 def test_a_size_is_not_answered_by_a_default_count() -> None:
     size = "What is the largest message the server will accept by default?"
     count = "recipients_max | Type: integer | Default: 50000 — the maximum number of original recipients for a message."
@@ -381,6 +397,16 @@ def test_which_things_are_a_default_is_answered_best_by_a_default_that_lists_the
     listed = "The current default is to search for gfortran, g95, xlf95, fort, ifort."
     single = "gfortran 10 by default gives a compilation error for that practice."
     assert answer_strength(asked, listed, question) > answer_strength(asked, single, question)
+    assert answer_strength(asked, single, question) < ANSWER_FOUND  # a report quoting only it has not found them
+
+
+def test_how_long_by_default_is_not_answered_by_a_quoted_word_but_by_a_figure_or_a_setting() -> None:
+    question = "How long does the cache keep a response by default?"
+    asked = asked_for(question)
+    named = "The treatment we have taken to calling \u201chit-for-miss\u201d remains the default."
+    assert answer_strength(asked, named, question) < ANSWER_FOUND
+    assert answer_strength(asked, "The TTL defaults to \u201c2m\u201d.", question) == 1.0
+    assert answer_strength(asked, "The TTL defaults to the default_ttl parameter.", question) == 1.0
 
 
 @pytest.mark.parametrize(
