@@ -57,7 +57,14 @@ class DepthProfile:
     passages_per_sub_question: int
     confidence_threshold: float
 
+    def evidence_limit(self, position: int) -> int:
+        """Evidence items a round keeps for the plan's sub-question at `position`: the question itself (0) keeps
+        `QUESTION_EVIDENCE_EXTRA` more than the others, since the passages that answer it often rank a few places
+        below ones that only share its words, and its answer is what the report opens with."""
+        return self.evidence_per_sub_question + (QUESTION_EVIDENCE_EXTRA if position == 0 else 0)
 
+
+QUESTION_EVIDENCE_EXTRA = 2
 PROFILES: dict[Depth, DepthProfile] = {
     Depth.QUICK: DepthProfile(3, 1, 4, 1, 6, 2, 8, 60.0),
     Depth.STANDARD: DepthProfile(4, 2, 5, 3, 12, 3, 12, 75.0),

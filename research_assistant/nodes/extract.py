@@ -93,6 +93,7 @@ async def _extract_one(
     context: Context,
     question: str,
     sub_question: SubQuestion,
+    count: int,
     source_ids: list[str],
     text_of: Callable[[str], str | None],
     analysis: QueryAnalysis | None,
@@ -114,9 +115,7 @@ async def _extract_one(
         return Step([])
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)
     async with limit("reasoner.extract", MODEL_CALLS_AT_ONCE):
-        found = await services.reasoner.extract(
-            question, sub_question, passages, profile.evidence_per_sub_question, analysis
-        )
+        found = await services.reasoner.extract(question, sub_question, passages, count, analysis)
     return dataclasses.replace(found, value=[item for item in found.value if _quoted_from(item, passages)])
 
 
@@ -136,8 +135,17 @@ async def evidence_in(
     text_of = functools.lru_cache(maxsize=None)(services.documents.text)
     batches = await asyncio.gather(
         *(
-            _extract_one(services, context, question, sub_question, source_ids, text_of, analysis)
-            for sub_question in sub_questions
+            _extract_one(
+                services,
+                context,
+                question,
+                sub_question,
+                context.profile.evidence_limit(position),
+                source_ids,
+                text_of,
+                analysis,
+            )
+            for position, sub_question in enumerate(sub_questions)
         )
     )
     return joined(batches)
@@ -147,9 +155,9 @@ def select_evidence(
     found: Iterable[Evidence],
     source_order: Mapping[str, int],
     sub_question_order: Mapping[str, int],
-    per_sub_question: int,
+    limit_of: Callable[[int], int],
 ) -> list[Evidence]:
-    """The round's evidence: per sub-question at most `per_sub_question` items (or as many as the reasoner gave
+    """The round's evidence: per sub-question at most `limit_of(its position)` items (or as many as the reasoner gave
     for one source, when it keeps more), best scored first with `SAME_SOURCE_PENALTY`, no claim twice under one heading.
 
     `found` holds each source's evidence in the reasoner's order; `source_order` ranks the sources (the order
@@ -173,7 +181,8 @@ def select_evidence(
     for sub_question_id, pool in groups.items():
         # A reasoner may keep more than the depth's count for one source (a model needs more facts to write
         # from); the round then keeps as many as it gave, not fewer than a pooled call would have.
-        cap = max(per_sub_question, *(count for (sub, _), count in rank.items() if sub == sub_question_id))
+        most = limit_of(sub_question_order.get(sub_question_id, len(sub_question_order)))
+        cap = max(most, *(count for (sub, _), count in rank.items() if sub == sub_question_id))
         pool.sort(key=lambda entry: (entry[0], entry[1]))
         taken: dict[str, int] = defaultdict(int)
         claims: set[tuple[str, str]] = set()
@@ -207,8 +216,7 @@ async def extract(state: ResearchState, runtime: Runtime[Context]) -> dict[str, 
     if read_by_tasks:
         order = {source_id: position for position, source_id in enumerate(fresh)}
         sub_questions = {sq.id: position for position, sq in enumerate(state.plan.sub_questions)}
-        per_sub_question = runtime.context.profile.evidence_per_sub_question
-        kept = select_evidence([*kept, *read_by_tasks], order, sub_questions, per_sub_question)
+        kept = select_evidence([*kept, *read_by_tasks], order, sub_questions, runtime.context.profile.evidence_limit)
     found = {item.id: item for item in kept if item.id not in state.evidence}
     emit(
         runtime,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from support.fakes import (
     make_document,
 )
 
-from research_assistant.context import Context
+from research_assistant.context import PROFILES, QUESTION_EVIDENCE_EXTRA, Context, Depth
 from research_assistant.nodes import browse
 from research_assistant.nodes.analyze import analyze_query
 from research_assistant.nodes.browse import build_browse_graph
@@ -329,15 +330,27 @@ def test_the_round_keeps_the_best_scored_evidence_per_sub_question_from_varied_s
         scored("b", 0.5, "q2", claim="a 0.5"),  # the same claim from another source is kept once
     ]
     order = {"a": 0, "b": 1}
-    kept = select_evidence(found, order, {"q1": 0, "q2": 1}, 3)
+    kept = select_evidence(found, order, {"q1": 0, "q2": 1}, lambda _: 3)
     # 0.8 * 0.85 (a second item from a) = 0.68 < 0.75: b's best comes second; then a's 0.8 beats 0.7.
     assert [e.claim for e in kept] == ["a 0.9", "b 0.75", "a 0.8", "a 0.5"]
-    assert select_evidence(list(reversed(found)), order, {"q1": 0, "q2": 1}, 3) == kept  # arrival order is moot
+    again = select_evidence(list(reversed(found)), order, {"q1": 0, "q2": 1}, lambda _: 3)
+    assert again == kept  # arrival order is moot
 
 
 def test_the_round_keeps_as_many_as_the_reasoner_gave_one_source_when_that_is_more() -> None:
     found = [scored("a", 0.1 * i) for i in range(5, 0, -1)]
-    assert len(select_evidence(found, {"a": 0}, {"q1": 0}, 2)) == 5
+    assert len(select_evidence(found, {"a": 0}, {"q1": 0}, lambda _: 2)) == 5
+
+
+def test_the_question_itself_keeps_more_evidence_than_the_other_sub_questions() -> None:
+    profile = PROFILES[Depth.STANDARD]
+    assert profile.evidence_limit(0) == profile.evidence_per_sub_question + QUESTION_EVIDENCE_EXTRA
+    found = [scored(source, 0.9 - 0.01 * i, sub) for sub in ("q1", "q2") for i, source in enumerate("abcdefgh")]
+    kept = select_evidence(found, {s: i for i, s in enumerate("abcdefgh")}, {"q1": 0, "q2": 1}, profile.evidence_limit)
+    assert Counter(e.sub_question_id for e in kept) == {
+        "q1": profile.evidence_limit(0),
+        "q2": profile.evidence_limit(1),
+    }
 
 
 def evaluation_state(**fields: object) -> ResearchState:
