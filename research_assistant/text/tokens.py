@@ -107,6 +107,9 @@ _ORDINAL_PLACE = re.compile(
     re.IGNORECASE,
 )
 """'the seventh column', 'the 3rd field': a place that a numbered table row or field list is keyed by ('7 | ...')."""
+_SPELLED_LETTER = re.compile(r"\b(?:capital|upper-?case|lower-?case|small|letter)\s+([A-Za-z])\b(?!['’]\w)")
+"""'a capital X', 'the letter D', 'a lowercase x': a one-letter code or flag, which a legend is keyed by ("'X':
+Good Xmit")."""
 
 
 def quoted_literals(text: str) -> list[str]:
@@ -116,10 +119,12 @@ def quoted_literals(text: str) -> list[str]:
 
 def names_in(question: str) -> set[str]:
     """The literals and code-like names a question uses ('h', '%ar', 'core.compression', 'SQLITE_MAX_LENGTH',
-    '=='), symbols it spells out ('an exclamation mark': '!') and places it counts ('the seventh column': '7'): what
+    '=='), symbols and letters it spells out ('an exclamation mark': '!', 'a capital X': 'X') and places it counts
+    ('the seventh column': '7'): what
     a table row, a term line or an option is keyed by in documentation."""
     names = set(quoted_literals(question)) | set(_SYMBOL_NAME.findall(question))
     names |= {_SPELLED_SYMBOLS[m.group().lower().rstrip("s")] for m in _SPELLED_SYMBOL.finditer(question)}
+    names |= set(_SPELLED_LETTER.findall(question))
     for place in _ORDINAL_PLACE.finditer(question):
         ordinal = place.group(1).lower()
         names.add(str(_ORDINALS.index(ordinal) + 1) if ordinal in _ORDINALS else ordinal[:-2])

@@ -497,6 +497,8 @@ def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] =
     if not names and not asked_words:
         return 0.0, 1.0
     key = row_key(candidate)
+    if key is None and _legend_keys(candidate.quote) & names:
+        return KEY_BONUS, 1.0  # 'Probe window bits are:' / ... / "'X': Good Xmit" for a capital X
     if key is None:
         term = _unquoted(candidate.heading)
         entry = bool(term) and len(term.split()) <= 3 and term[:1] in "-%$@_" + string.ascii_letters
@@ -508,6 +510,16 @@ def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] =
     if _built_on(key, names):
         return 0.0, 1.0  # 'prdr_enable' for PRDR: the entry of a setting named after the asked thing
     return (0.0, OTHER_KEY_FIT) if names or candidate.row else (0.0, 1.0)
+
+
+_LEGEND_LINE = re.compile(r"^[ \t]*['\"`‘“]?([^'\"`’”:=\s]{1,12})['\"`’”]?[ \t]*[:=][ \t]+\S", re.MULTILINE)
+"""A line of a legend under a lead-in: a short code, quoted or not, then what it stands for ("'X': Good Xmit",
+'D = deleted')."""
+
+
+def _legend_keys(quote: str) -> set[str]:
+    """The codes of the legend lines a multi-line span holds (none for a single line, which is a sentence)."""
+    return {m.group(1) for m in _LEGEND_LINE.finditer(quote)} if "\n" in quote.strip() else set()
 
 
 def _built_on(key: str, names: set[str]) -> bool:

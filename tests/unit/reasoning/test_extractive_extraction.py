@@ -1098,6 +1098,27 @@ def test_a_man_page_entry_is_keyed_by_the_term_in_its_first_column() -> None:
     assert "hold queue" in best.quote
 
 
+PROBE_LEGEND = Passage(
+    source_id="vsl.html",
+    title="VSL",
+    text=(
+        "Backend_health\n\nThe window shows the probe's recent history, one bit per check.\n\n"
+        "When the backend is just created, the window bits for checks that have not run yet appear as '-'.\n\n"
+        "Probe window bits are:\n\n'-': Could not connect\n'x': Error Xmit\n'X': Good Xmit\n'r': Error Recv\n"
+        "'R': Good Recv\n\nThe probe window is shown by backend.list -p."
+    ),
+)
+
+
+def test_a_spelled_letter_names_the_legend_line_keyed_by_it() -> None:
+    assert "X" in names_in("What does a capital X in the probe window mean?")
+    assert "d" in names_in("What does the letter d in the flags column stand for?")
+    assert not names_in("Is a small change to the window allowed?")
+    question = "In the health-check history, what does a capital X in the probe window mean?"
+    [best, *_] = extract(question, question, [PROBE_LEGEND])
+    assert "'X': Good Xmit" in best.quote
+
+
 def test_a_counted_place_names_the_numbered_row() -> None:
     assert "7" in names_in("In the clockstats lines, what does the seventh column count?")
     assert "3" in names_in("What does the 3rd field hold?")
