@@ -78,6 +78,11 @@ META_SENTENCE = re.compile(
 META_SENTENCE_FIT = 0.4
 """'This document describes ...': about the document, not the subject; such a sentence repeats the question's
 words and points to the answer without giving it."""
+LEAD_IN_ALONE_FIT = 0.7
+"""A span that ends on its colon and holds nothing of the asked kind ('It is also worth knowing the meanings of
+certain Russian words:'): a lead-in without what it introduces, which the span of the lead-in with its items
+holds, repeating the same words. (A sentence that states the value before its colon, '... precision (defaulting
+to 28 places) which can be as large as needed:', is not one.)"""
 """'Changed in version 3.7: ...' notes in reference documentation record history; they rarely answer."""
 ANSWER_WEIGHT = 0.3
 """How much holding the asked-for thing adds to a span's raw relevance."""
@@ -351,7 +356,8 @@ def candidate_features(
                 * keyed[1]
                 * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape and _value_asked(asked) else 1.0)
                 * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0)
-                * (META_SENTENCE_FIT if META_SENTENCE.match(candidate.focal) else 1.0),
+                * (META_SENTENCE_FIT if META_SENTENCE.match(candidate.focal) else 1.0)
+                * (LEAD_IN_ALONE_FIT if not answer and candidate.quote.rstrip().endswith(":") else 1.0),
             )
         )
     return features

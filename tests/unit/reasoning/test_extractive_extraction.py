@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates, hanging_term
 from research_assistant.reasoning.extractive.extraction import (
@@ -14,6 +16,7 @@ from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
     KEY_BONUS,
     KEYED_DEFINITION,
+    LEAD_IN_ALONE_FIT,
     OWN_SETTING_BONUS,
     candidate_features,
     key_fit,
@@ -1117,6 +1120,20 @@ def test_a_spelled_letter_names_the_legend_line_keyed_by_it() -> None:
     question = "In the health-check history, what does a capital X in the probe window mean?"
     [best, *_] = extract(question, question, [PROBE_LEGEND])
     assert "'X': Good Xmit" in best.quote
+
+
+def test_a_lead_in_without_its_items_ranks_below_the_same_words_as_a_statement() -> None:
+    """A span ending on its colon promises what it does not hold; the span with its items holds it."""
+    question = "What does the name slonik mean?"
+    sub_question = SubQuestion(id="q1", text=question)
+    words = "The name slonik has a meaning worth knowing in Russian"
+    scores = {}
+    for end in (":", "."):
+        passage = Passage(source_id="s", title="slonik", text=f"{words}{end}\n\nThe cluster holds nodes.")
+        found = candidates([passage])
+        scored = score_candidates(question, sub_question, [passage], found, Embedder())
+        scores[end] = next(score for c, (score, _) in zip(found, scored, strict=True) if c.quote.startswith(words))
+    assert scores[":"] == pytest.approx(scores["."] * LEAD_IN_ALONE_FIT, rel=0.05)
 
 
 def test_a_counted_place_names_the_numbered_row() -> None:
