@@ -35,6 +35,11 @@ _BARE_ACRONYM = re.compile(
 _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|does|do|did|should|will|would|has|have|had|was|were|may|must|might)\b", re.IGNORECASE
 )
+_LIMIT_EXISTS = re.compile(
+    r"^\s*(?:is|are)\s+there\s+(?:a|an|any)\s+(?:[\w-]+\s+)?(?:limit|cap|maximum|minimum|ceiling|upper bound)\b",
+    re.IGNORECASE,
+)
+"""'Is there a cap on how many servers a backend can hold?' asks for the limit, which 'yes' does not give."""
 _CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
 _CONDITION = re.compile(
@@ -393,6 +398,8 @@ def asked_for(question: str) -> Asked:
         return Asked("procedure")
     if _WHEN.match(asking):
         return Asked("date")
+    if _LIMIT_EXISTS.match(asking):
+        return Asked("limit")
     if _YES_NO.match(asking):
         return Asked("yesno")  # 'Does httpd read .htaccess files by default?' asks yes or no, not for a value
     if _DEFAULT.search(text) and not _CONTRASTED.search(asking):

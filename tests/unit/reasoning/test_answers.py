@@ -432,3 +432,9 @@ def test_a_definition_asked_of_it_is_asked_of_the_thing_named_before() -> None:
     assert defined_term(question) == "backend"
     assert defined_term("I keep seeing the word slonik; what is it?") == "slonik"
     assert defined_term("In HAProxy, what is a converter?") == "converter"
+
+
+def test_whether_there_is_a_limit_asks_for_the_limit() -> None:
+    assert asked_for("Is there a cap on how many servers a backend can hold?") == Asked("limit")
+    assert asked_for("Is there any practical limit on the length of a name?") == Asked("limit")
+    assert asked_for("Is there a way to raise the limit?") == Asked("yesno")
