@@ -44,6 +44,10 @@ HARD_MAX_ITERATIONS = 10
 """No run loops more often than this, whatever its parameters say."""
 
 
+QUESTION_EVIDENCE_EXTRA = 2
+"""Evidence items the question itself (the plan's first sub-question) keeps beyond a depth's count."""
+
+
 @dataclass(frozen=True)
 class DepthProfile:
     """How much research a depth asks for."""
@@ -64,7 +68,6 @@ class DepthProfile:
         return self.evidence_per_sub_question + (QUESTION_EVIDENCE_EXTRA if position == 0 else 0)
 
 
-QUESTION_EVIDENCE_EXTRA = 2
 PROFILES: dict[Depth, DepthProfile] = {
     Depth.QUICK: DepthProfile(3, 1, 4, 1, 6, 2, 8, 60.0),
     Depth.STANDARD: DepthProfile(4, 2, 5, 3, 12, 3, 12, 75.0),

@@ -120,8 +120,7 @@ def quoted_literals(text: str) -> list[str]:
 def names_in(question: str) -> set[str]:
     """The literals and code-like names a question uses ('h', '%ar', 'core.compression', 'SQLITE_MAX_LENGTH',
     '=='), symbols and letters it spells out ('an exclamation mark': '!', 'a capital X': 'X') and places it counts
-    ('the seventh column': '7'): what
-    a table row, a term line or an option is keyed by in documentation."""
+    ('the seventh column': '7'): what a table row, a term line or an option is keyed by in documentation."""
     names = set(quoted_literals(question)) | set(_SYMBOL_NAME.findall(question))
     names |= {_SPELLED_SYMBOLS[m.group().lower().rstrip("s")] for m in _SPELLED_SYMBOL.finditer(question)}
     names |= set(_SPELLED_LETTER.findall(question))

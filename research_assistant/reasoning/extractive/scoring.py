@@ -69,6 +69,7 @@ MISSING_SHAPE_FIT = 0.8
 """A 'how many' or 'when' question is not answered by a sentence without a figure or a date."""
 VERSION_NOTE = re.compile(r"^(?:changed|new|added|deprecated|removed) (?:in|since) version\b", re.IGNORECASE)
 VERSION_NOTE_FIT = 0.6
+"""'Changed in version 3.7: ...' notes in reference documentation record history; they rarely answer."""
 META_SENTENCE = re.compile(
     r"^(?:\S+\s+){0,12}?(?:this|these|the following|the present)\s+(?:document|section|page|chapter|article|"
     r"guide|tutorial|howto|manual|notes?)\s+(?:\w+\s+){0,3}?(?:describes?|explains?|covers?|discusses|attempts|"
@@ -83,7 +84,6 @@ LEAD_IN_ALONE_FIT = 0.7
 certain Russian words:'): a lead-in without what it introduces, which the span of the lead-in with its items
 holds, repeating the same words. (A sentence that states the value before its colon, '... precision (defaulting
 to 28 places) which can be as large as needed:', is not one.)"""
-"""'Changed in version 3.7: ...' notes in reference documentation record history; they rarely answer."""
 ANSWER_WEIGHT = 0.3
 """How much holding the asked-for thing adds to a span's raw relevance."""
 NO_VALUE_FIT = 0.7
