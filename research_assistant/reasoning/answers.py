@@ -141,7 +141,7 @@ in my configuration?'."""
 
 _VALUE_TOKEN = re.compile(
     r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
-    r"infinite|no limit|unset|yes|no)\b)"
+    r"infinite|no limit|unset|yes|no)\b|\bthe same (?:value )?as\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
     r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)"
 )
@@ -614,7 +614,9 @@ def expanded_in(acronym: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(acronym)}s?\b", text) is not None and expands(acronym, text) == 1.0
 
 
-_DEFAULT_WORD = re.compile(r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset)\b", re.I)
+_DEFAULT_WORD = re.compile(
+    r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset|unspecified|absent)\b", re.I
+)
 _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 
@@ -638,9 +640,12 @@ _DURATION_UNIT = re.compile(r"^(?:[mu]?s|m|h|d|w|secs?|seconds?|mins?|minutes?|h
 _SIZE_UNIT = re.compile(r"^(?:[kKMGT]i?B?|[kKMG]?bytes?|kilobytes?|megabytes?|gigabytes?|octets?)$")
 
 
-_DURATION_WORD = re.compile(r"\d|\b(?:zero|one|two|three|four|five|ten|none|unlimited|infinite|no limit)\b|_", re.I)
+_DURATION_WORD = re.compile(
+    r"\d|\b(?:zero|one|two|three|four|five|ten|none|unlimited|infinite|no limit|same)\b|_", re.IGNORECASE
+)
 """A default without a figure that can say how long: a number word, no limit, or a setting that holds the time
-('defaults to default_ttl'); a quoted word ('hit-for-miss') or a constant's name cannot."""
+('defaults to default_ttl', 'the same value as the connection timeout'); a quoted word ('hit-for-miss') or a
+constant's name cannot."""
 
 
 _COUNT_OF = re.compile(r"\b(?:number|count) of\b", re.IGNORECASE)

@@ -300,6 +300,13 @@ def test_a_size_wants_a_figure_that_is_no_time_and_a_duration_one_that_is_no_siz
     assert answer_strength(asked_for(duration), "Type: string | Default: 50M", duration) < 1.0
 
 
+def test_a_default_may_be_another_settings_value_stated_as_what_applies_if_unspecified() -> None:
+    question = "If I don't set a queue timeout, how long can a request wait in the queue?"
+    same = 'If unspecified, the same value as the backend\'s connection timeout ("timeout connect") is used.'
+    assert answer_strength(asked_for(question), same, question) == 1.0
+    assert answer_strength(asked_for(question), 'If unspecified, "timeout connect" is used.', question) < ANSWER_FOUND
+
+
 def test_how_much_by_default_is_not_answered_by_a_switch() -> None:
     question = "When the server returns a message, how much of it is returned by default?"
     switch = "return_message | Type: boolean | Default: false If this is set, a copy of the message is returned."
