@@ -503,9 +503,9 @@ def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] =
     if not names and not asked_words:
         return 0.0, 1.0
     key = row_key(candidate)
-    if key is None and _legend_keys(candidate.quote) & names:
-        return KEY_BONUS, 1.0  # 'Probe window bits are:' / ... / "'X': Good Xmit" for a capital X
     if key is None:
+        if _legend_keys(candidate.quote) & names:
+            return KEY_BONUS, 1.0  # 'Probe window bits are:' / ... / "'X': Good Xmit" for a capital X
         term = _unquoted(candidate.heading)
         entry = bool(term) and len(term.split()) <= 3 and term[:1] in "-%$@_" + string.ascii_letters
         entry = entry and bool(names_in(term)) and _keyed_by(term, names)
