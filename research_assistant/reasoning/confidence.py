@@ -95,9 +95,9 @@ def answer_certainty(
     (`CLEAR_RELEVANCE`), `LOOSE_VALUE_CERTAINTY` when only loosely relevant quotes state one, else
     `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
-    definition of the subject, a list under its lead-in), or, when it judged none, the question's own
-    coverage score; never below `UNSURE_CERTAINTY`, and for a comparison, a how-question or a list at most
-    `READER_JUDGED_CERTAINTY`.
+    definition of the subject, surely only the entry under its term, a list under its lead-in), or, when it
+    judged none, the question's own coverage score; never below `UNSURE_CERTAINTY`, and for a comparison, a
+    how-question or a list at most `READER_JUDGED_CERTAINTY`.
     Either way at most `UNCOVERED_CERTAINTY` when the reasoner does not count the question itself covered.
     """
     direct = direct_evidence(plan, evidence)

@@ -44,7 +44,7 @@ from research_assistant.reasoning.extractive.aliases import acronym_aliases, wit
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line, is_value_field
 from research_assistant.reasoning.extractive.query import Concept, build_query
-from research_assistant.reasoning.extractive.shapes import entity_bonus, length_factor, shape_bonus
+from research_assistant.reasoning.extractive.shapes import entity_bonus, entry_defines, length_factor, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
@@ -136,6 +136,8 @@ class Features:
     none, or when a two-sentence span adds nothing its parts lack."""
     answer: float = 0.0
     """How clearly the span holds what the sub-question asks for (see `reasoning.answers`)."""
+    sureness: float = 1.0
+    """The most `judged_answer` may be: less when only the span's form says it answers (`DEFINING_SENTENCE`)."""
 
     @property
     def raw(self) -> float:
@@ -147,7 +149,7 @@ class Features:
     def judged_answer(self) -> float:
         """How surely the span answers: its answer strength, less when it touches few of the question's
         concepts ('Defaults to 78.' about e-mail lines, for the line length a style guide recommends)."""
-        return self.answer * min(1.0, self.concepts / ANSWERING_CONCEPTS)
+        return min(self.sureness, self.answer * min(1.0, self.concepts / ANSWERING_CONCEPTS))
 
     @property
     def rank(self) -> float:
@@ -312,8 +314,17 @@ def candidate_features(
         read_with_heading = candidate.row or (candidate.lead and is_value_field(candidate.quote))
         answered = f"{candidate.heading}\n{candidate.quote}" if read_with_heading else candidate.quote
         answer = answer_strength(asked, answered, sub_question.text)
+        sureness = 1.0
         if query.kind in SHAPED_ANSWERS and asked.kind in (None, query.kind):  # `shape_bonus` knows the subject
-            answer = max(answer, min(1.0, shape / SHAPED_ANSWERS[query.kind]))
+            shaped = min(1.0, shape / SHAPED_ANSWERS[query.kind])
+            if (
+                query.kind == "definition"
+                and shaped > answer
+                and entry_defines(candidate.quote, query.subject, defined) is None
+            ):
+                sureness = DEFINING_SENTENCE  # unless a rule below finds more than its form
+            answer = max(answer, shaped)
+        formed = answer
         if selecting and candidate.row and asked.kind is None and not keyed[0]:
             answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
         if meaning_asked and keyed[0] == KEY_BONUS:
@@ -335,6 +346,7 @@ def candidate_features(
         features.append(
             Features(
                 answer=answer,
+                sureness=sureness if answer <= formed else 1.0,
                 bm25=index.normalized(query.expanded, i, query.core),
                 cosine=min(1.0, max(0.0, cosine) / 0.5),
                 prior=prior[candidate.passage_index],
@@ -393,6 +405,11 @@ _SET_ASIDE = re.compile(r"^\s*(?:besides|apart from|aside from|other than|except
 SELECTED_ROW = 0.5
 """The answer strength of a table row for a question that asks which thing it is: the row's first cell names
 a thing, and whether its other cells describe what was asked is for relevance to say."""
+DEFINING_SENTENCE = 0.75
+"""The most a definition question's span counts as its answer when only its form, '<subject> is a ...', says so
+and it is not the entry under the subject's name (`shapes.entry_defines`): such a sentence may stand anywhere and
+define the word in another sense or context, which only a reader can tell; so a report that rests on it is not
+one to be sure of (`reasoning.confidence`)."""
 COMPARED_IN_SECTION = 0.75
 """The answer strength of a sentence about either side under a heading that is the comparison asked about."""
 SIDE_DEFINED = 0.6

@@ -85,16 +85,24 @@ def shape_bonus(
     if kind in ("person", "place"):
         return 0.06 if has_name(quote, exclude=question) else 0.0
     if kind == "definition":
-        signature = _SIGNATURE_LINE.match(quote)
-        if signature and _names_subject(terms_of(signature.group()), subject_terms):
-            return 0.2  # an API entry: the signature line, then what it does
-        if defined_heading and _names_subject(terms_of(defined_heading), subject_terms, exact=True):
-            # A glossary or definition-list entry: the term, then its definition. A section heading in title
-            # case ('Type Affinity') often opens with background instead, unless it names its subject.
-            section = _TITLE_CASE.match(defined_heading) and not set(subject_terms) & set(terms_of(quote))
-            return 0.1 if section else 0.2
-        return defines(quote, subject_terms)
+        entry = entry_defines(quote, subject_terms, defined_heading)
+        return entry if entry is not None else defines(quote, subject_terms)
     return 0.0
+
+
+def entry_defines(quote: str, subject_terms: list[str], defined_heading: str = "") -> float | None:
+    """How much the quote defines the subject as the entry under its name (0.2, or 0.1 under a section
+    heading), or None when it is no such entry: the place a manual defines a term, where a sentence of the form
+    '<subject> is a ...' may stand anywhere."""
+    signature = _SIGNATURE_LINE.match(quote)
+    if signature and _names_subject(terms_of(signature.group()), subject_terms):
+        return 0.2  # an API entry: the signature line, then what it does
+    if defined_heading and _names_subject(terms_of(defined_heading), subject_terms, exact=True):
+        # A glossary or definition-list entry: the term, then its definition. A section heading in title
+        # case ('Type Affinity') often opens with background instead, unless it names its subject.
+        section = _TITLE_CASE.match(defined_heading) and not set(subject_terms) & set(terms_of(quote))
+        return 0.1 if section else 0.2
+    return None
 
 
 def _names_subject(terms: list[str], subject_terms: list[str], exact: bool = False) -> bool:

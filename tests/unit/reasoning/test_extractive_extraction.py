@@ -14,6 +14,7 @@ from research_assistant.reasoning.extractive.extraction import (
 )
 from research_assistant.reasoning.extractive.query import build_query
 from research_assistant.reasoning.extractive.scoring import (
+    DEFINING_SENTENCE,
     KEY_BONUS,
     KEYED_DEFINITION,
     LEAD_IN_ALONE_FIT,
@@ -352,6 +353,25 @@ def test_a_judged_answer_needs_the_question_s_concepts_not_only_a_value_of_its_k
     )
     found = extract_evidence(question, SubQuestion(id="q1", text=question), [mail], 3, Embedder())
     assert all((item.answer or 0) < 0.75 for item in found)
+
+
+def test_a_definition_is_sure_under_its_term_and_only_likely_in_running_text() -> None:
+    question = "What is a storage pool?"
+    sentence = "A storage pool is a quantity of storage set aside by an administrator for use by virtual machines."
+    glossary = Passage(source_id="s1", title="Glossary", text=f"Glossary\n\nstorage pool\n\n{sentence}")
+    prose = Passage(
+        source_id="s2",
+        title="Managing guests",
+        text=f"Disks for guests\n\nGuests need disks. {sentence} Volumes are carved out of it.",
+    )
+
+    def judged(passage: Passage) -> float:
+        found = extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 1, Embedder())
+        assert found[0].quote.startswith("A storage pool is a quantity")
+        return found[0].answer or 0.0
+
+    assert judged(glossary) >= 0.99  # the entry under the term is where a manual defines it
+    assert ANSWER_FOUND <= judged(prose) <= DEFINING_SENTENCE  # the same words anywhere else may mean otherwise
 
 
 def test_a_definition_question_with_a_context_phrase_first_prefers_the_definition() -> None:
