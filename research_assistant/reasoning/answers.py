@@ -104,6 +104,7 @@ _LIST = re.compile(
     r"features|formats|causes|reasons|benefits|advantages|disadvantages|drawbacks|downsides|limitations|risks|"
     r"uses|requirements|rules|restrictions|situations|conditions|cases|functions|commands|examples)\b"
     r"|^\s*(?:list|name|enumerate)\b"
+    r"|^\s*(?:what|which)\s+(?:types|kinds|sorts|categories|classes)\s+of\b"
     r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
     r"|^\s*which\s+(?!(?:is|was|has|does)\b)[a-z]*[^su\W]s\s+[a-z]+\b"

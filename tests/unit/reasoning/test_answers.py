@@ -35,6 +35,8 @@ from research_assistant.text.tokens import content_terms
         ("Is sorting in Python stable?", "yesno"),
         ("What is the difference between a shallow copy and a deep copy?", "comparison"),
         ("What are the types of affinity a column can have?", "list"),
+        ("What kinds of storage can I give the daemon for its cache?", "list"),
+        ("What kind of storage is the default?", "default"),
         ("How do I configure git to sign commits?", "procedure"),
         ("What does it mean for an object to be hashable in Python?", "definition"),
         ("How does write-ahead logging work?", "explanation"),
