@@ -242,7 +242,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             if in_table and not row:
                 break  # the table the lead-in introduced has ended
             in_table = row
-            if _is_heading(item, after) and not _TERM.match(item.text.strip()) and not row:
+            if _is_heading(item, after) and not _names_term(item.text.strip()) and not row:
                 break  # the next section's heading (not a table's header row): the list has ended
             if item.segment != segment:
                 segment, item_start = item.segment, item.start
@@ -351,13 +351,18 @@ def is_term_line(line: str) -> bool:
     one token such as 'max-cache-ttl', 'KEYTIMEOUT', 'core.compression' or 'precmd' (not 'Overview'), an option
     with its argument ('-d log_level'), or a term line annotated or written as a row of fields."""
     text = line.strip()
-    term = bool(_TERM.match(text) or _OPTION_TERM.match(text)) and not _TITLE_WORD.fullmatch(text)
+    term = _names_term(text) and not _TITLE_WORD.fullmatch(text)
     return term or heads_entry(text)
 
 
+def _names_term(line: str) -> bool:
+    """Whether a short line names a term, an option or a symbol (a list's item), rather than a section."""
+    return bool(_TERM.match(line) or _OPTION_TERM.match(line))
+
+
 _TITLE_WORD = re.compile(r"[A-Z][a-z]+")
-_OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =]<?[\w.-]+>?)?$")
-"""A command-line option with its argument ('-d log_level', '--depth=<n>')."""
+_OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =](?:<[^<>\s]{1,60}>|[\w.-]+))?$")
+"""A command-line option with its argument ('-d log_level', '--depth=<n>', '-s <malloc[,size]>', '-t <seconds|off>')."""
 
 
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:

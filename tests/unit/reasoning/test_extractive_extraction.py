@@ -323,6 +323,21 @@ def test_an_option_entry_is_keyed_by_the_option_name_without_its_argument() -> N
     assert key_fit(names_in("Does a clone made with --depth fetch all branches?"), entry)[0] > 0
 
 
+STORAGE_TYPES = (
+    "Storage\n\nThe following storage types and options are available:\n\n"
+    "-s <default[,size]>\n\nThe default storage type resolves to umem where available and malloc otherwise.\n\n"
+    "-s <malloc[,size]>\n\nmalloc is a memory based backend.\n\n"
+    "-s <umem[,size]>\n\numem is a storage backend which is more efficient than malloc where it is available."
+)
+
+
+def test_an_option_whose_argument_has_brackets_heads_its_entry_and_is_an_item_of_a_lead_in() -> None:
+    found = candidates([Passage(source_id="s1", text=STORAGE_TYPES)])
+    assert {"-s <default[,size]>", "-s <malloc[,size]>", "-s <umem[,size]>"} <= {c.heading for c in found}
+    spans = [c.quote for c in found if c.quote.startswith("The following storage types")]
+    assert any("-s <malloc[,size]>\n\nmalloc is a memory based backend." in span for span in spans)
+
+
 def test_a_row_keyed_by_a_name_too_short_to_search_for_is_still_evidence() -> None:
     table = (
         "Format substitutions\n\n"
