@@ -23,7 +23,9 @@ _ACRONYM_QUESTION = re.compile(
     r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
     r"(?:stand\s+for|short\s+for|abbreviate|mean|expand\s+to)\b"
     r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for)\s+(?:the\s+)?"
-    r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b",
+    r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b"
+    r"|\bwhat(?:'s|’s|\s+is|\s+are)\s+(?:the\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:an?\s+)?"
+    r"(?:abbreviation|acronym|initialism|short)\s+(?:of|for)\b",
     re.IGNORECASE,
 )
 _REFERRING = frozenset({"that", "this", "it", "these", "those"})
@@ -33,7 +35,8 @@ _BARE_ACRONYM = re.compile(
     r"^\s*(?i:what\s+(?:is|are)\s+(?:an?\s+|the\s+)?)([A-Z][A-Z0-9]{1,8})s?\s*(?:\?|$|\b(?i:in|for)\b)"
 )
 _YES_NO = re.compile(
-    r"^\s*(?:is|are|can|could|does|do|did|should|will|would|has|have|had|was|were|may|must|might)\b", re.IGNORECASE
+    r"^\s*(?:is|are|can|could|does|do|did|should|will|would|has|have|had|was|were|may|must|might|whether)\b",
+    re.IGNORECASE,
 )
 _LIMIT_EXISTS = re.compile(
     r"^\s*(?:is|are)\s+there\s+(?:a|an|any)\s+(?:[\w-]+\s+)?(?:limit|cap|maximum|minimum|ceiling|upper bound)\b",
@@ -83,6 +86,12 @@ _LIMIT = re.compile(
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
     re.IGNORECASE,
 )
+_CAN_REACH = re.compile(
+    r"^\s*how\s+(?:big|large|long|many|much|high|deep|wide|far)\b(?:\s+[\w-]+){0,3}?\s+(?:can|may|could)\s+"
+    r"(?:\S+\s+){0,8}?(?:be|get|grow|become|hold|have|take|use|reach|go)\b",
+    re.IGNORECASE,
+)
+"""'How long can an identifier be?', 'How many rows can a table hold?': how far something may go, a limit."""
 _RANGE = re.compile(
     r"\b(?:range|ranges|between\s+(?:what|which|[-+]?\d)|bounds|valid values|allowed values|possible values|"
     r"what values|minimum and maximum|lowest and highest|from .+ to)\b",
@@ -103,7 +112,7 @@ _LIST = re.compile(
     r"components|fields|members|methods|values|flags|states|arguments|parameters|elements|properties|"
     r"features|formats|causes|reasons|benefits|advantages|disadvantages|drawbacks|downsides|limitations|risks|"
     r"uses|requirements|rules|restrictions|situations|conditions|cases|functions|commands|examples)\b"
-    r"|^\s*(?:list|name|enumerate)\b"
+    r"|^\s*(?:list|name|enumerate)\b|^\s*(?:the\s+|a\s+)?(?:full\s+|complete\s+)?list\s+of\b"
     r"|^\s*(?:what|which)\s+(?:types|kinds|sorts|categories|classes)\s+of\b"
     r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
@@ -291,11 +300,35 @@ _SOURCE_FRAMING = re.compile(
 )
 
 
+_REQUEST = re.compile(
+    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:tell|show|give)\s+(?:me|us)\s+"
+    r"|^\s*(?:please\s+)?(?:i(?:'d|’d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know|i\s+wonder)\s+",
+    re.IGNORECASE,
+)
+"""A request around the question ('Can you tell me ...', 'I'd like to know ...'): what follows is the question."""
+_INDIRECT = re.compile(
+    r"^(what|who)\s+(?!(?:is|are|was|were|does|do|did)\b)(.+?)\s+(is|are|means?)\s*([?.!]*)$", re.IGNORECASE
+)
+"""An indirect question's word order ('what a savepoint means', 'what the default port is')."""
+
+
 def without_framing(question: str) -> str:
     """The question without words about where its answer is written: 'What is a reverse proxy, as the Apache
     documentation describes it?' asks 'What is a reverse proxy?'. Such words match every page that
-    'describes' something, never the answer."""
-    return _SOURCE_FRAMING.sub("", question).strip(" ,;")
+    'describes' something, never the answer. A request around it goes too, and an indirect question is put
+    back in a question's word order: 'Tell me what a savepoint means.' asks 'What does a savepoint mean?'."""
+    text = _SOURCE_FRAMING.sub("", question).strip(" ,;")
+    request = _REQUEST.match(text)
+    if request is None:
+        return text
+    text = text[request.end() :].strip()
+    indirect = _INDIRECT.match(text)
+    if indirect is not None:
+        word, subject, verb, end = indirect.groups()
+        text = (
+            f"{word} does {subject} mean{end}" if verb.lower().startswith("mean") else f"{word} {verb} {subject}{end}"
+        )
+    return text[:1].upper() + text[1:]
 
 
 def without_context(question: str) -> str:
@@ -407,7 +440,7 @@ def asked_for(question: str) -> Asked:
         return Asked("default")  # not 'How does setting notify to explicit differ from the default behaviour?'
     if _RANGE.search(text) and not _COMPARISON.search(text):
         return Asked("range")
-    if _LIMIT.search(text) and not _COMPARISON.search(text):
+    if (_LIMIT.search(text) or _CAN_REACH.match(asking)) and not _COMPARISON.search(text):
         return Asked("limit")
     how_much = _HOW_MUCH.search(asking)
     if how_much and (first is None or how_much.start() <= first.start()):

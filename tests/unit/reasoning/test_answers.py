@@ -170,6 +170,37 @@ def test_words_about_where_the_answer_is_written_are_not_what_is_asked() -> None
     assert asked_for("In the Apache HTTP Server, what is a handler?").kind == "definition"
 
 
+@pytest.mark.parametrize(
+    ("request_", "question", "kind"),
+    [
+        ("Tell me what a savepoint means.", "What does a savepoint mean.", "definition"),
+        ("Can you tell me what the default port is?", "What is the default port?", "default"),
+        ("I'd like to know whether TRUNCATE fires triggers.", "Whether TRUNCATE fires triggers.", "yesno"),
+        ("Please give me the list of supported index types.", "The list of supported index types.", "list"),
+        ("Please tell me how to enable SSL.", "How to enable SSL.", "procedure"),
+    ],
+)
+def test_a_request_around_a_question_is_read_as_the_question(request_: str, question: str, kind: str) -> None:
+    assert without_framing(request_) == question
+    assert asked_for(request_).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "acronym"),
+    [
+        ("How long can an identifier be?", "limit", ""),
+        ("How many rows can a table hold?", "limit", ""),
+        ("How long does a checkpoint take?", "number", ""),
+        ("What's WAL an abbreviation of?", "expansion", "WAL"),
+        ("What is TLS short for?", "expansion", "TLS"),
+    ],
+)
+def test_how_far_something_can_go_is_a_limit_and_an_abbreviation_of_is_an_expansion(
+    question: str, kind: str, acronym: str
+) -> None:
+    assert asked_for(question) == Asked(kind, acronym)
+
+
 def test_the_defined_subject_is_found_after_a_context_phrase_and_in_what_is_meant_by() -> None:
     assert defined_subject(without_context("In SQLite, what is meant by the type affinity of a column?")) == [
         "type",
