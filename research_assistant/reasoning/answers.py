@@ -22,7 +22,8 @@ _ACRONYM_QUESTION = re.compile(
     r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+)?"
     r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
     r"(?:stand\s+for|short\s+for|abbreviate|mean|expand\s+to)\b"
-    r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for)\s+(?:the\s+)?"
+    r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for|"
+    r"meaning\s+of\s+(?:the\s+)?(?=acronym|abbreviation|initialism))\s*(?:the\s+)?"
     r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b"
     r"|\bwhat(?:'s|’s|\s+is|\s+are)\s+(?:the\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:an?\s+)?"
     r"(?:abbreviation|acronym|initialism|short)\s+(?:of|for)\b",
@@ -62,7 +63,8 @@ _PREMISE = re.compile(
 so what is asked is read from the question after it."""
 _SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who|is|are|can|does|do)\s", re.I)
 _DEFAULT = re.compile(
-    r"\bdefaults?\b|\bby default\b|\bout of the box\b|\binitial(?:ly)? (?:value|setting)\b"
+    r"\bdefaults?\b|\bby default\b|\bout[ -]of[ -]the[ -]box\b|\binitial(?:ly)? (?:value|setting)\b"
+    r"|\bunless (?:\w+ )?(?:configured|set|specified|told|changed) otherwise\b|\botherwise unset\b"
     r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
     r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying|changing)\b"
     r"|\b(?:(?:if|when) (?:i|you|we|one) (?:do(?:n't|n’t| not)|never)|unless (?:i|you|we|one)) (?:change|set|configure|"
@@ -101,7 +103,8 @@ _RANGE = re.compile(
 between its polls' names a span, and 'How does it lengthen the interval between its polls?' asks how."""
 _HOW_MUCH = re.compile(
     r"\bhow (?:many|much|long|often|old|large|big|small|far|deep|deeply|high|fast|wide|tall|heavy)\b|"
-    r"\bwhat (?:is the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|timeout)\b|"
+    r"\bwhat(?:'s|’s| is)? (?:the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|"
+    r"timeout)\b|"
     r"\bwhat (?:size|version|port|number)\b",
     re.IGNORECASE,
 )
