@@ -104,8 +104,7 @@ between its polls' names a span, and 'How does it lengthen the interval between 
 _HOW_MUCH = re.compile(
     r"\bhow (?:many|much|long|often|old|large|big|small|far|deep|deeply|high|fast|wide|tall|heavy)\b|"
     r"\bwhat(?:'s|’s| is)? (?:the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|"
-    r"timeout)\b|"
-    r"\bwhat (?:size|version|port|number)\b",
+    r"timeout)\b",
     re.IGNORECASE,
 )
 _WHEN = re.compile(r"^\s*(?:when|in (?:what|which) year|what year|what date|since when)\b", re.IGNORECASE)
