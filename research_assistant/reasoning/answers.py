@@ -40,15 +40,17 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _LIMIT_EXISTS = re.compile(
-    r"^\s*(?:is|are)\s+there\s+(?:a|an|any)\s+(?:[\w-]+\s+)?(?:limit|cap|maximum|minimum|ceiling|upper bound)\b",
+    r"^\s*(?:(?:is|are)\s+there|whether\s+there\s+(?:is|are))\s+(?:a|an|any)\s+(?:[\w-]+\s+)?"
+    r"(?:limit|cap|maximum|minimum|ceiling|upper bound)\b",
     re.IGNORECASE,
 )
 """'Is there a cap on how many servers a backend can hold?' asks for the limit, which 'yes' does not give."""
 _CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
 _CONDITION = re.compile(
-    r"^\s*(?:if|when|whenever|once|after|before|unless|while|assuming|suppose)\b[^?]*?,\s*"
-    r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
+    r"^\s*(?:if|when|whenever|once|after|before|unless|while|assuming|suppose|without)\b[^?]*?,\s*"
+    r"(?=(?:(?:at|in|on|for|by|with|after|from|to|under|within)\s+)?"
+    r"(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
 """A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
@@ -61,17 +63,30 @@ _PREMISE = re.compile(
 """A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
 'After a reboot HAProxy refuses to start ... yet. What is the proper fix?'): it sets the scene and asks nothing,
 so what is asked is read from the question after it."""
-_SECOND_CLAUSE = re.compile(r"(?:,|\band)\s+(?:how|what|why|when|which|where|who|is|are|can|does|do)\s", re.I)
+_SECOND_CLAUSE = re.compile(
+    r"(?:,|\band)\s+(?:how|what|why|which|who|is|are|can|does|do|"
+    r"(?:when|where)(?=\s+(?:is|are|was|were|do|does|did|can|could|will|would|should)\b))\s",
+    re.I,
+)
+"""A second question ('..., and how can it be changed?'); 'when' or 'where' only as a question ('..., when was it
+added?'), not a condition after the question ('How long ..., when verification is turned on?')."""
 _DEFAULT = re.compile(
     r"\bdefaults?\b|\bby default\b|\bout[ -]of[ -]the[ -]box\b|\binitial(?:ly)? (?:value|setting)\b"
     r"|\bunless (?:\w+ )?(?:configured|set|specified|told|changed) otherwise\b|\botherwise unset\b"
+    r"|\bunless (?:changed|overridden|configured|specified)\b"
+    r"|\b(?:settings?|values?|options?|parameters?|configuration|defaults?)\s+(?:are\s+|is\s+|stays?\s+|remains?\s+)?unchanged\b"
+    r"|\babsent (?:other |any )?(?:configuration|settings?)\b"
+    r"|\bwithout (?:an? |the |any )?[\w-]+(?: [\w-]+)? (?:set|configured|specified|given)\b"
+    r"|\b(?:i|we) (?:didn't|didn’t|did not|haven't|haven’t|have not) "
+    r"(?:give|set|specify|configure|pass|provide|choose|pick)\b"
     r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
     r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying|changing)\b"
     r"|\b(?:(?:if|when) (?:i|you|we|one) (?:do(?:n't|n’t| not)|never)|unless (?:i|you|we|one)) (?:change|set|configure|"
     r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b"
     r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b"
     r"|\b(?:leave|leaving|left)\b[^?.;]{0,40}\b(?:empty|blank|unset)\b"
-    r"|\bif neither\b[^?]{0,80}\bnor\b[^?]{0,60}\b(?:says?|sets?|specif(?:y|ies)|gives?|assigns?|provides?|"
+    r"|\b(?:if|when|where) neither\b[^?]{0,80}\bnor\b[^?]{0,60}\b"
+    r"(?:says?|sets?|specif(?:y|ies)|gives?|assigns?|provides?|"
     r"defines?|configures?|chooses?|picks?)\b"
     r"|\bunless (?:i|you|we|one|they) (?:\w+ )?(?:pick|choose|select|specif|override|give|pass|provide|tell)\w*\b"
     r"|\b(?:if|when) (?:i|you|we|one|they) (?:have(?:n't|n’t| not)|had(?:n't|n’t| not)|did(?:n't|n’t| not)|"
@@ -85,6 +100,7 @@ neither the headers nor my configuration say how long, how long ...?', 'I leave 
 ...?', 'Which paper size, unless I pick another?', 'Which keys, if I haven't picked my own?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
+    r"oldest|earliest|lowest|highest|fewest|"
     r"upper bound|lower bound|cap|capacity|at most|up to)\b",
     re.IGNORECASE,
 )
@@ -96,7 +112,7 @@ _CAN_REACH = re.compile(
 """'How long can an identifier be?', 'How many rows can a table hold?': how far something may go, a limit."""
 _RANGE = re.compile(
     r"\b(?:range|ranges|between\s+(?:what|which|[-+]?\d)|bounds|valid values|allowed values|possible values|"
-    r"what values|minimum and maximum|lowest and highest|from .+ to)\b",
+    r"(?:what|which) values|minimum and maximum|lowest and highest|from .+ to)\b",
     re.IGNORECASE,
 )
 """'Between' asks for bounds only before what they are ('between which values', 'between 1 and 9'): 'the interval
@@ -137,7 +153,8 @@ _DEFINITION = re.compile(
     r"(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
     r"|^\s*(?:define|definition of|meaning of)\b"
     r"|^\s*what\s+(?:exactly\s+)?(?:does|do)\s+.+\s+"
-    r"(?:mean|stand for|do|print|return|represent|show|contain|hold|produce|give|yield|indicate|denote|signify)\b",
+    r"(?:mean|stand for|refer to|do|print|return|represent|show|contain|hold|produce|give|yield|indicate|denote|"
+    r"signify)\b",
     re.IGNORECASE,
 )
 _EXPLANATION = re.compile(r"^\s*(?:how|why)\b|\b(?:explain|mechanism|work|works|happen|happens)\b", re.IGNORECASE)
@@ -297,21 +314,36 @@ _SOURCE_FRAMING = re.compile(
     r",?\s*(?:(?:as|like)\s+(?:the\s+)?[\w\s.'’-]{0,60}?\b(?:documentation|docs|manual|guide|reference|faq|"
     r"specification|spec|page|book)\s+(?:describes?|explains?|defines?|puts?|says|states?|calls?)(?:\s+it)?"
     r"|according\s+to\s+(?:the\s+)?[\w\s.'’-]{0,60}?\b(?:documentation|docs|manual|guide|reference|faq|"
-    r"specification|spec))\b",
+    r"specification|spec)"
+    r"|^\s*as\s+(?:described|explained|defined|documented)\s+(?:in|by)\s+(?:the\s+)?[\w\s.'’-]{0,60}?\b"
+    r"(?:documentation|docs|manual|guide|reference|faq|specification|spec))\b",
     re.IGNORECASE,
 )
 
 
 _REQUEST = re.compile(
-    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:tell|show|give)\s+(?:me|us)\s+"
-    r"|^\s*(?:please\s+)?(?:i(?:'d|’d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know|i\s+wonder)\s+",
+    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:(?:tell|show|give)\s+(?:me|us)|(?:explain|describe)(?:\s+to\s+(?:me|us))?|let\s+me\s+know)\s+"
+    r"|^\s*(?:please\s+)?(?:i(?:'d|’d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know|"
+    r"i\s+wonder|i'm\s+wondering|i’m\s+wondering|do\s+you\s+know)\s+",
     re.IGNORECASE,
 )
-"""A request around the question ('Can you tell me ...', 'I'd like to know ...'): what follows is the question."""
+"""A request around the question ('Can you tell me ...', 'Please explain ...', 'I'd like to know ...'): what
+follows is the question."""
 _INDIRECT = re.compile(
-    r"^(what|who)\s+(?!(?:is|are|was|were|does|do|did)\b)(.+?)\s+(is|are|means?)\s*([?.!]*)$", re.IGNORECASE
+    r"^(what|who)\s+(?!(?:is|are|was|were|does|do|did)\b)(.+?)\s+(is|are|means?|stands?\s+for)"
+    r"((?:\s+(?:in|for|to|within|on|as|under|when|if)\b|,)[^?]*)?\s*([?.!]*)$",
+    re.IGNORECASE,
 )
-"""An indirect question's word order ('what a savepoint means', 'what the default port is')."""
+"""An indirect question's word order ('what a savepoint means', 'what the default port is', 'what a handler is in
+the Apache HTTP Server')."""
+_INDIRECT_MODAL = re.compile(
+    r"^(how|what)\s+(i|you|we|one)\s+(can|could|should|would|must|need\s+to|have\s+to|do)\s+", re.IGNORECASE
+)
+"""'how I can clone ...' for 'how can I clone ...', 'what I need to change' for 'what do I need to change'."""
+_CONTRACTION = re.compile(r"\b(what|who|where|how|which)(?:'s|’s)\s", re.IGNORECASE)
+_TERSE_MEANING = re.compile(r"^(?P<topic>[^:?]{2,80}?):\s*(?:meaning|definition|what is it|what are they)\s*\?*$", re.I)
+"""'The name slonik: meaning?': a topic, then what is asked of it."""
 
 
 def without_framing(question: str) -> str:
@@ -319,23 +351,53 @@ def without_framing(question: str) -> str:
     documentation describes it?' asks 'What is a reverse proxy?'. Such words match every page that
     'describes' something, never the answer. A request around it goes too, and an indirect question is put
     back in a question's word order: 'Tell me what a savepoint means.' asks 'What does a savepoint mean?'."""
-    text = _SOURCE_FRAMING.sub("", question).strip(" ,;")
+    text = _CONTRACTION.sub(lambda m: f"{m.group(1)} is ", _SOURCE_FRAMING.sub("", question).strip(" ,;"))
+    terse = _TERSE_MEANING.match(text)
+    if terse is not None:
+        return f"What does {terse.group('topic').strip()} mean?"
     request = _REQUEST.match(text)
     if request is None:
         return text
     text = text[request.end() :].strip()
     indirect = _INDIRECT.match(text)
     if indirect is not None:
-        word, subject, verb, end = indirect.groups()
-        text = (
-            f"{word} does {subject} mean{end}" if verb.lower().startswith("mean") else f"{word} {verb} {subject}{end}"
+        word, subject, verb, after, end = indirect.groups()
+        verb = verb.lower()
+        asked = (
+            f"does {subject} {'mean' if verb.startswith('mean') else 'stand for'}"
+            if verb.startswith(("mean", "stand"))
+            else f"{verb} {subject}"
         )
+        text = f"{word} {asked}{after or ''}{end}"
+    modal = _INDIRECT_MODAL.match(text)
+    if modal is not None:
+        word, subject, verb = modal.groups()
+        asked = f"do {subject} {verb}" if verb.lower().startswith(("need", "have")) else f"{verb} {subject}"
+        text = f"{word} {asked} {text[modal.end() :]}"
     return text[:1].upper() + text[1:]
 
 
 def without_context(question: str) -> str:
     """The question without a leading context phrase: 'In SQLite, what is ...' asks 'what is ...'."""
     return _CONTEXT_PREFIX.sub("", without_framing(question))
+
+
+_REFERS_BACK = re.compile(r"\b(?:it|its|that|this|these|those|they|them|their|one|ones|such|there)\b", re.IGNORECASE)
+
+
+def without_premise(question: str) -> str:
+    """The question without a statement before it that the question itself does not need: 'I'm reading HAProxy
+    configs and keep seeing converters mentioned; what is a converter in HAProxy?' asks 'what is a converter in
+    HAProxy?', which names again what the statement spoke of. A question that refers back to its premise ('udev
+    doesn't log enough to debug a rule; how do I make it more verbose?') or names too little without it keeps it.
+    Without framing either."""
+    text = without_framing(question)
+    lead = _PREMISE.match(text)
+    if lead is None or _REFERS_BACK.search(text, lead.end()):
+        return text
+    asked, scene = content_terms(text[lead.end() :]), content_terms(text[: lead.end()])
+    # It names its subject again, and more than one thing: 'Python vs Rust: which is faster?' needs its premise.
+    return text[lead.end() :] if len(asked) >= 2 and set(asked) & set(scene) else text
 
 
 def asking_part(question: str) -> str:
@@ -425,7 +487,8 @@ def asked_for(question: str) -> Asked:
         if word.lower() in _REFERRING and named_before:
             return Asked("expansion", named_before[-1])  # '... mentioning a GPSDO. What does that stand for?'
         spelled = re.search(r"stands?\s+for|short\s+for|acronym|abbreviat|initialism", acronym.group(), re.I)
-        if sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6):
+        # 'What EAFP stands for in Python' is no question about 'in', nor 'VERP: stands for what?' about 'what'.
+        if word.lower() not in STOPWORDS and (sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6)):
             return Asked("expansion", word)
     bare = _BARE_ACRONYM.match(asking)
     if bare is not None:
@@ -456,7 +519,7 @@ def asked_for(question: str) -> Asked:
         return Asked("list")
     if _DEFINITION.match(asking):
         return Asked("definition")
-    if _EXPLANATION.search(text):
+    if _EXPLANATION.search(asking):
         return Asked("explanation")
     return Asked(None)
 

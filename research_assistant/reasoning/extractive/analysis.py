@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from research_assistant.reasoning.answers import asked_for, asking_part, without_framing
+from research_assistant.reasoning.answers import asked_for, asking_part, without_premise
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, DOMAINS, NUMERIC_CUES, RECENCY_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType
@@ -136,8 +136,9 @@ def cached_analysis(question: str) -> QueryAnalysis:
 
 
 def analyze_question(question: str) -> QueryAnalysis:
-    """The full `QueryAnalysis` of a question; deterministic and instant."""
-    question = without_framing(question)
+    """The full `QueryAnalysis` of a question (of what it asks, a statement before it aside: `without_premise`);
+    deterministic and instant."""
+    question = without_premise(question)
     entities = extract_entities(question)
     query_type = classify(question)
     quick = query_type in (QueryType.FACTUAL, QueryType.DEFINITIONAL) and len(words(question)) <= 14

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import asked_for, without_context, without_framing
+from research_assistant.reasoning.answers import asked_for, without_context, without_framing, without_premise
 from research_assistant.reasoning.extractive.analysis import cached_analysis, classify, expected_answer
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_keywords
@@ -105,17 +105,20 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
     `analysis`: the question's, as the run made it (analysed here, once per question, when not given)."""
     analysis = analysis or cached_analysis(question)
     topic = terms_of(" ".join([*analysis.keywords, *analysis.entities])) or terms_of(question)
-    sub_terms = _asked_terms(without_framing(sub_question.text))
+    # A statement before the question sets the scene: its words may help rank, but are not what is asked about.
+    asking = without_premise(sub_question.text)
+    scene = [t for t in terms_of(without_framing(sub_question.text)) if t not in terms_of(asking)]
+    sub_terms = _asked_terms(asking)
     specific = [t for t in sub_terms if t in topic or t not in GENERIC_TERMS]
     focused = [t for t in topic if t in specific]
-    lowered = sub_question.text.lower()
+    lowered = asking.lower()
     entities = [e for e in analysis.entities if e.lower() in lowered] or analysis.entities
-    concepts = _concepts(analysis, without_framing(sub_question.text), topic)
+    concepts = _concepts(analysis, asking, topic)
     asked = asked_for(sub_question.text)
     if asked.kind == "expansion":  # 'The IPv6 section mentions SLAAC; what does that stand for?' asks of SLAAC
         acronym = tuple(terms_of(asked.acronym))
         context = (tuple(t for t in c.terms if t not in acronym and t not in _SPELLING) for c in concepts)
-        concepts = [Concept(acronym, 1.0), *(Concept(terms, CONTEXT_WEIGHT) for terms in context if terms)]
+        concepts = [*([Concept(acronym, 1.0)] if acronym else []), *(Concept(t, CONTEXT_WEIGHT) for t in context if t)]
     core: dict[str, float] = {}
     for concept in concepts:
         for term in concept.terms:
@@ -123,7 +126,7 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
             core[term] = max(core.get(term, 0.0), weight)
     for term in sub_terms:
         core.setdefault(term, 0.6 if term in GENERIC_TERMS else 1.0)
-    for term in topic:
+    for term in [*topic, *scene]:
         core.setdefault(term, 0.3)
     expanded = dict(core)
     for term, weight in core.items():
@@ -131,19 +134,19 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
             if synonym not in core:
                 expanded[synonym] = max(expanded.get(synonym, 0.0), weight / 2)
     subject = [t for t in specific if t not in GENERIC_TERMS] or topic
-    kind = expected_answer(sub_question.text)
+    kind = expected_answer(asking)
     if kind is None and asked.kind == "definition":
         kind = "definition"  # 'In the Apache HTTP Server, what is a handler?'
     if kind == "definition":
-        subject = defined_subject(without_context(sub_question.text)) or subject
+        subject = defined_subject(without_context(asking)) or subject
     sides = _sides(question, analysis) if analysis.query_type is QueryType.COMPARATIVE else ((), ())
     # A sub-question about one side ('Overview of graceful restart') asks about that side, not for a contrast.
     names_both = all(set(side) & set(sub_terms) for side in sides if side)
     if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2 and names_both:
         kind = "comparison"
-    if kind is None and classify(sub_question.text) is QueryType.PROCEDURAL:
+    if kind is None and classify(asking) is QueryType.PROCEDURAL:
         kind = "procedure"
-    text = sub_question.text if focused else f"{sub_question.text} {' '.join(analysis.keywords)}"
+    text = asking if focused else f"{asking} {' '.join(analysis.keywords)}"
     return Query(core, expanded, concepts, specific or topic, subject, entities, kind, text, sides)
 
 

@@ -188,7 +188,7 @@ def concept_coverage(
     apart ('threats') counts more than the one they all share ('Great Barrier Reef').
     """
     total = held = 0.0
-    for concept in concepts:
+    for concept in filter(lambda c: c.terms, concepts):
         rarity = sum(idf(t) for t in concept.terms) / len(concept.terms) if idf is not None else 1.0
         parts = [_held(t, present, context) for t in concept.terms]
         share = max(parts) if concept.any_term else sum(parts) / len(parts)

@@ -41,6 +41,18 @@ from research_assistant.text.tokens import content_terms
         ("What is the meaning of the acronym MVCC?", "expansion"),
         ("What is the meaning of a savepoint?", "definition"),
         ("What's the size of a disk page?", "number"),
+        ("As described in the Apache documentation, what is a reverse proxy?", "definition"),
+        ("What does the Git term 'evil merge' refer to?", "definition"),
+        ("When health checks are on without an interval set, at what frequency does it check?", "default"),
+        ("How long may mail be delayed, when address verification is turned on?", "limit"),
+        ("What is the length of the key, and when was it added?", None),
+        ("Without sending a message, how can I check how Exim would route it?", "procedure"),
+        ("Which values are permitted for PYTHONHASHSEED?", "range"),
+        ("What's the oldest version of Qt I can build against?", "limit"),
+        ("How long does a client stay listed, assuming the mru settings are unchanged?", "default"),
+        ("How does Git notice a file that still looks unchanged?", "explanation"),
+        ("I'd like to know whether there is a limit on the cluster name's length.", "limit"),
+        ("My guest's disk is on a Gluster volume and I didn't give a port; which port is assumed?", "default"),
         ("What kind of storage is the default?", "default"),
         ("How do I configure git to sign commits?", "procedure"),
         ("What does it mean for an object to be hashable in Python?", "definition"),
@@ -183,11 +195,22 @@ def test_words_about_where_the_answer_is_written_are_not_what_is_asked() -> None
         ("I'd like to know whether TRUNCATE fires triggers.", "Whether TRUNCATE fires triggers.", "yesno"),
         ("Please give me the list of supported index types.", "The list of supported index types.", "list"),
         ("Please tell me how to enable SSL.", "How to enable SSL.", "procedure"),
+        ("Can you explain what a handler is in Apache?", "What is a handler in Apache?", "definition"),
+        ("Please tell me how I can clone it faster.", "How can I clone it faster.", "procedure"),
+        ("Could you tell me what I need to change?", "What do I need to change?", "procedure"),
+        ("What's the purpose of a savepoint?", "What is the purpose of a savepoint?", "definition"),
+        ("The name slonik: meaning?", "What does The name slonik mean?", "definition"),
+        ("Could you tell me what EAFP stands for in Python?", "What does EAFP stand for in Python?", "expansion"),
     ],
 )
 def test_a_request_around_a_question_is_read_as_the_question(request_: str, question: str, kind: str) -> None:
     assert without_framing(request_) == question
     assert asked_for(request_).kind == kind
+
+
+def test_a_word_of_the_sentence_is_no_acronym_to_expand() -> None:
+    assert asked_for("Postfix VERP: stands for what?").acronym != "what"
+    assert asked_for("Please tell me what VDBE stands for in SQLite.") == Asked("expansion", "VDBE")
 
 
 @pytest.mark.parametrize(

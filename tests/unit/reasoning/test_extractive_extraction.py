@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from research_assistant.reasoning.answers import without_premise
 from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates, hanging_term
 from research_assistant.reasoning.extractive.extraction import (
@@ -12,7 +13,7 @@ from research_assistant.reasoning.extractive.extraction import (
     extract_evidence,
     list_items,
 )
-from research_assistant.reasoning.extractive.query import build_query
+from research_assistant.reasoning.extractive.query import Concept, build_query
 from research_assistant.reasoning.extractive.scoring import (
     DEFINING_SENTENCE,
     KEY_BONUS,
@@ -20,6 +21,7 @@ from research_assistant.reasoning.extractive.scoring import (
     LEAD_IN_ALONE_FIT,
     OWN_SETTING_BONUS,
     candidate_features,
+    concept_coverage,
     key_fit,
     row_key,
     score_candidates,
@@ -368,6 +370,29 @@ def test_a_judged_answer_needs_the_question_s_concepts_not_only_a_value_of_its_k
     )
     found = extract_evidence(question, SubQuestion(id="q1", text=question), [mail], 3, Embedder())
     assert all((item.answer or 0) < 0.75 for item in found)
+
+
+def test_a_question_whose_concepts_hold_no_term_is_scored_without_failing() -> None:
+    assert concept_coverage([Concept((), 1.0), Concept(("pool",), 1.0)], {"pool"}) == 1.0
+    question = "Postfix VERP: stands for what?"
+    text = "VERP\n\nVariable Envelope Return Paths (VERP) let a mailing list tell which recipient bounced."
+    assert extract(question, question, [Passage(source_id="s1", title="VERP", text=text)])
+
+
+def test_a_statement_before_the_question_sets_the_scene_but_is_not_what_is_asked() -> None:
+    question = "I'm reading HAProxy configs and keep seeing converters mentioned; what is a converter in HAProxy?"
+    query = build_query(question, SubQuestion(id="q1", text=question))
+    assert query.subject == ["convert"]
+    assert {t for concept in query.concepts for t in concept.terms} == {"convert", "haproxi"}
+    text = (
+        "Converters\n\nA converter is a function applied to a sample to transform it before it is used. "
+        "Reading the configuration shows converters after a sample fetch, separated by commas."
+    )
+    quote = _best(question, text, title="HAProxy configuration")
+    assert quote.startswith("A converter is a function applied to a sample")
+    # A question that needs its statement keeps it: 'it' is udev, and 'which is faster' names no sides.
+    for kept in ("udev doesn't log enough to debug a rule; how do I make it more verbose?", "A vs B: which is faster?"):
+        assert without_premise(kept) == kept
 
 
 def test_a_definition_is_sure_under_its_term_and_only_likely_in_running_text() -> None:
