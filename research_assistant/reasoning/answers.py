@@ -21,7 +21,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
     r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+)?"
     r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
-    r"(?:stand\s+for|short\s+for|abbreviate|mean|expand\s+to)\b"
+    r"(?:stand\s+for|short\s+for|abbreviate|mean(?!\s+by\b)|expand\s+to)\b"
     r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for|"
     r"meaning\s+of\s+(?:the\s+)?(?=acronym|abbreviation|initialism))\s*(?:the\s+)?"
     r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b"
@@ -322,8 +322,9 @@ _SOURCE_FRAMING = re.compile(
 
 
 _REQUEST = re.compile(
-    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-    r"(?:(?:tell|show|give)\s+(?:me|us)|(?:explain|describe)(?:\s+to\s+(?:me|us))?|let\s+me\s+know)\s+"
+    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:(?:tell|show|give)\s+(?:me|us)|"
+    r"let\s+me\s+know)\s+(?:about\s+)?"
+    r"|^\s*(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)(?:explain|describe)(?:\s+to\s+(?:me|us))?\s+"
     r"|^\s*(?:please\s+)?(?:i(?:'d|’d|\s+would)\s+like\s+to\s+know|i\s+(?:want|need)\s+to\s+know|"
     r"i\s+wonder|i'm\s+wondering|i’m\s+wondering|do\s+you\s+know)\s+",
     re.IGNORECASE,
@@ -349,9 +350,24 @@ _TERSE_MEANING = re.compile(r"^(?P<topic>[^:?]{2,80}?):\s*(?:meaning|definition|
 def without_framing(question: str) -> str:
     """The question without words about where its answer is written: 'What is a reverse proxy, as the Apache
     documentation describes it?' asks 'What is a reverse proxy?'. Such words match every page that
-    'describes' something, never the answer. A request around it goes too, and an indirect question is put
-    back in a question's word order: 'Tell me what a savepoint means.' asks 'What does a savepoint mean?'."""
-    text = _CONTRACTION.sub(lambda m: f"{m.group(1)} is ", _SOURCE_FRAMING.sub("", question).strip(" ,;"))
+    'describes' something, never the answer. Asked directly, too (`asked_directly`)."""
+    return asked_directly(_SOURCE_FRAMING.sub("", question).strip(" ,;"))
+
+
+_QUESTION_WORD = re.compile(
+    r"^(?:(?:roughly|approximately|about|exactly|precisely|just)\s+)?(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|can|could|does|do|did|should|will|would|"
+    r"has|have|may|must|whether|list|name|define|explain|compare|describe)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_directly(question: str) -> str:
+    """The question in a question's own words: a request around it goes ('Can you tell me ...', 'Please explain
+    ...'), an indirect question is put back in a question's word order ('Tell me what a savepoint means.' asks
+    'What does a savepoint mean?'), a thing asked for by name is asked what it is ('Could you tell me the largest
+    message Exim accepts?' asks 'What is the largest message ...?'), 'what's' is 'what is', and 'X: meaning?'
+    asks what X means. Any other question is returned as it is."""
+    text = _CONTRACTION.sub(lambda m: f"{m.group(1)} is ", question)
     terse = _TERSE_MEANING.match(text)
     if terse is not None:
         return f"What does {terse.group('topic').strip()} mean?"
@@ -374,6 +390,10 @@ def without_framing(question: str) -> str:
         word, subject, verb = modal.groups()
         asked = f"do {subject} {verb}" if verb.lower().startswith(("need", "have")) else f"{verb} {subject}"
         text = f"{word} {asked} {text[modal.end() :]}"
+    if not _QUESTION_WORD.match(text) and not re.match(
+        r"(?:the\s+|a\s+)?(?:full\s+|complete\s+)?list\s+of\b", text, re.I
+    ):
+        text = f"what is {text}"
     return text[:1].upper() + text[1:]
 
 
@@ -729,7 +749,11 @@ _NOT_COUNTED = (  # noqa: SIM905 (a word list reads best as words)
 ).split()
 _COUNTED_THINGS = re.compile(rf"(?:\s+[a-z]+)?\s+(?!(?:{'|'.join(_NOT_COUNTED)})\b)[a-z]{{2,}}s\b")
 """After a number: the things it counts ('two default workers'), unless they are units (or the verb after it)."""
-_HOW_LONG = re.compile(r"\bhow\s+long\b|\b(?:duration|period)\s+of\b", re.IGNORECASE)
+_HOW_LONG = re.compile(
+    r"\bhow\s+(?:long|often|frequently|soon)\b|\b(?:duration|period)\s+of\b|\bwhat\s+(?:frequency|interval)\b",
+    re.IGNORECASE,
+)
+"""A question that asks for a time: how long, how often, at what interval."""
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
 _ASKS_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
 _ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)

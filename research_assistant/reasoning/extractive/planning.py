@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from research_assistant.context import DepthProfile
-from research_assistant.reasoning.answers import asking_part
+from research_assistant.reasoning.answers import asked_directly, asking_part
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.slots import (
     VERB_PHRASE,
@@ -84,7 +84,7 @@ def build_plan(question: str, analysis: QueryAnalysis, profile: DepthProfile) ->
     count = max(1, profile.sub_questions)
     per_question = max(1, profile.queries_per_sub_question)
     own, *aspects = _templates(question, analysis)
-    texts: list[tuple[str, list[str]]] = [(_as_asked(question), [_fill(t, queried) for t in own[1]])]
+    texts: list[tuple[str, list[str]]] = [(_as_asked(asked_directly(question)), [_fill(t, queried) for t in own[1]])]
     parts = [(p.text, [p.query, f"{p.query} explained", f"{p.query} overview"]) for p in question_parts(question)]
     headings = [(_fill(text, slots), [_fill(t, queried) for t in queries]) for text, queries in aspects]
     fallbacks = [(_fill(text, slots), [_fill(t, queried) for t in queries]) for text, queries in FALLBACKS]

@@ -201,6 +201,9 @@ def test_words_about_where_the_answer_is_written_are_not_what_is_asked() -> None
         ("What's the purpose of a savepoint?", "What is the purpose of a savepoint?", "definition"),
         ("The name slonik: meaning?", "What does The name slonik mean?", "definition"),
         ("Could you tell me what EAFP stands for in Python?", "What does EAFP stand for in Python?", "expansion"),
+        ("Could you tell me the largest message Exim accepts?", "What is the largest message Exim accepts?", "limit"),
+        ("Tell me about savepoints.", "What is savepoints.", "definition"),
+        ("Explain how CRISPR works.", "Explain how CRISPR works.", "explanation"),
     ],
 )
 def test_a_request_around_a_question_is_read_as_the_question(request_: str, question: str, kind: str) -> None:
@@ -208,8 +211,16 @@ def test_a_request_around_a_question_is_read_as_the_question(request_: str, ques
     assert asked_for(request_).kind == kind
 
 
+def test_a_switch_does_not_say_how_often() -> None:
+    question = "When health checks are on for a server without an interval set, at what frequency are they run?"
+    asked = asked_for(question)
+    assert answer_strength(asked, "By default, the PROXY protocol is enabled for health checks.", question) == 0.0
+    assert answer_strength(asked, "inter <delay>: the default value is 2000 ms.", question) == 1.0
+
+
 def test_a_word_of_the_sentence_is_no_acronym_to_expand() -> None:
     assert asked_for("Postfix VERP: stands for what?").acronym != "what"
+    assert asked_for("What does SQLite mean by a partial index?").kind == "definition"
     assert asked_for("Please tell me what VDBE stands for in SQLite.") == Asked("expansion", "VDBE")
 
 
