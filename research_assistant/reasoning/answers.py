@@ -355,10 +355,13 @@ def without_framing(question: str) -> str:
 
 
 _QUESTION_WORD = re.compile(
-    r"^(?:(?:roughly|approximately|about|exactly|precisely|just)\s+)?(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|can|could|does|do|did|should|will|would|"
-    r"has|have|may|must|whether|list|name|define|explain|compare|describe)\b",
+    r"^(?:(?:roughly|approximately|about|exactly|precisely|just)\s+)?"
+    r"(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|can|could|does|do|did|should|will|would|"
+    r"has|have|may|must|whether|list|name|define|explain|compare|describe)\b"
+    r"|^(?:the\s+|a\s+)?(?:full\s+|complete\s+)?list\s+of\b",
     re.IGNORECASE,
 )
+"""How a question (or a request for a list) begins; what a request asks for by name does not."""
 
 
 def asked_directly(question: str) -> str:
@@ -390,9 +393,7 @@ def asked_directly(question: str) -> str:
         word, subject, verb = modal.groups()
         asked = f"do {subject} {verb}" if verb.lower().startswith(("need", "have")) else f"{verb} {subject}"
         text = f"{word} {asked} {text[modal.end() :]}"
-    if not _QUESTION_WORD.match(text) and not re.match(
-        r"(?:the\s+|a\s+)?(?:full\s+|complete\s+)?list\s+of\b", text, re.I
-    ):
+    if not _QUESTION_WORD.match(text):
         text = f"what is {text}"
     return text[:1].upper() + text[1:]
 
