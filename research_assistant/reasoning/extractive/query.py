@@ -107,7 +107,8 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
     topic = terms_of(" ".join([*analysis.keywords, *analysis.entities])) or terms_of(question)
     # A statement before the question sets the scene: its words may help rank, but are not what is asked about.
     asking = without_premise(sub_question.text)
-    scene = [t for t in terms_of(without_framing(sub_question.text)) if t not in terms_of(asking)]
+    asked_words = set(terms_of(asking))
+    scene = [t for t in terms_of(without_framing(sub_question.text)) if t not in asked_words]
     sub_terms = _asked_terms(asking)
     specific = [t for t in sub_terms if t in topic or t not in GENERIC_TERMS]
     focused = [t for t in topic if t in specific]
