@@ -12,6 +12,7 @@ answers in general, never about one document set.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
@@ -77,6 +78,8 @@ _DEFAULT = re.compile(
     r"|\b(?:settings?|values?|options?|parameters?|configuration|defaults?)\s+(?:are\s+|is\s+|stays?\s+|remains?\s+)?unchanged\b"
     r"|\babsent (?:other |any )?(?:configuration|settings?)\b"
     r"|\bwithout (?:an? |the |any )?[\w-]+(?: [\w-]+)? (?:set|configured|specified|given)\b"
+    r"|\bwithout (?:an? |the |any )?[\w=.-]+ (?:argument|option|setting|parameter|flag)\b"
+    r"|\b(?:sets?|specif(?:y|ies)|gives?|configures?|defines?) neither\b[^?]{0,60}\bnor\b"
     r"|\b(?:i|we) (?:didn't|didn’t|did not|haven't|haven’t|have not) "
     r"(?:give|set|specify|configure|pass|provide|choose|pick)\b"
     r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
@@ -135,10 +138,15 @@ _LIST = re.compile(
     r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
     r"|^\s*which\s+(?!(?:is|was|has|does)\b)[a-z]*[^su\W]s\s+[a-z]+\b"
+    r"|^\s*which\s+(?:[\w-]+\s+){1,2}[a-z]*[^su\W]s(?:\s+\([^)]{1,40}\))?\s+"
+    r"(?:come|ship|exist|support|work|run|apply|appear|accept|allow|provide|have|need|require|belong|count|"
+    r"remain|take|get|make|use|trigger|affect|match|implement|handle|cause)\b"
     r"|^\s*(?:what|which)\s+(?:are|were)\s+(?:the|my|our|your|its|their)\s+(?:[\w-]+\s+){0,2}?[a-z]{2,}[^su\W]s\b",
     re.IGNORECASE,
 )
-"""... and any 'What are the (main) things ...?': a plural asked for with the article is a set of them."""
+"""... and any 'What are the (main) things ...?': a plural asked for with the article is a set of them; 'Which
+database modules come built in?' (a plural noun, then one of the verbs such questions use in their plain form: not
+'Which key sequence gets me out?')."""
 _SELECTING = re.compile(r"\b(?:rather than|instead of|unlike)\b", re.IGNORECASE)
 """Comparison words that, in a 'which tasks run daily rather than hourly' question, only narrow a selection."""
 _COMPARISON = re.compile(
@@ -151,7 +159,7 @@ _CONTRASTED = re.compile(r"\b(?:differ\w*|difference|compare\w*|comparison|versu
 _DEFINITION = re.compile(
     r"^\s*(?:what|who)\s+(?:exactly\s+|really\s+)?(?:is|are|was|were)\s+(?:exactly\s+|really\s+)?"
     r"(?!the\s+(?:default|maximum|minimum|limit|number|size|range))"
-    r"|^\s*(?:define|definition of|meaning of)\b"
+    r"|^\s*(?:define|definition of|meaning of)\b|^\s*what\s+(?:counts|qualifies)\s+as\b"
     r"|^\s*what\s+(?:exactly\s+)?(?:does|do)\s+.+\s+"
     r"(?:mean|stand for|refer to|do|print|return|represent|show|contain|hold|produce|give|yield|indicate|denote|"
     r"signify)\b",
@@ -216,7 +224,12 @@ _POLARITY = re.compile(
     r"possible|impossible|may|can|unless|none|ignored|disabled|enabled|off|false|true)\b",
     re.IGNORECASE,
 )
-_LIST_SHAPE = re.compile(r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s")
+_LIST_SHAPE = re.compile(
+    r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s"
+    r"|(?:[\"'“‘`][^\"'”’`\n]{1,30}[\"'”’`][^,;\n]{0,120}[,;]\s*){2,}(?:and|or)\s+[\"'“‘`]"
+)
+"""A list in lines, or in a sentence: short items, or quoted names each with its description ('"user" for ...,
+"level" for ..., and "tmpdir" for ...')."""
 _ENUMERATION = re.compile(r"(?:[\w.+#-]+(?: [\w.+#-]+)?,\s+){3,}[\w.+#-]+")
 """Four or more short items separated by commas, with or without a closing 'and' ('gfortran, g95, xlf95, fort')."""
 _PREPOSED = re.compile(r"^\s*(?:by|in|with|through)\s+(?:what|which)\b", re.IGNORECASE)
@@ -333,11 +346,11 @@ _REQUEST = re.compile(
 follows is the question."""
 _INDIRECT = re.compile(
     r"^(what|who)\s+(?!(?:is|are|was|were|does|do|did)\b)(.+?)\s+(is|are|means?|stands?\s+for)"
-    r"((?:\s+(?:in|for|to|within|on|as|under|when|if)\b|,)[^?]*)?\s*([?.!]*)$",
+    r"((?:\s+(?:(?:used|meant|intended|good|needed)\s+for|in|for|to|within|on|as|under|when|if)\b|,)[^?]*)?\s*([?.!]*)$",
     re.IGNORECASE,
 )
 """An indirect question's word order ('what a savepoint means', 'what the default port is', 'what a handler is in
-the Apache HTTP Server')."""
+the Apache HTTP Server', 'what the service name other is used for')."""
 _INDIRECT_MODAL = re.compile(
     r"^(how|what)\s+(i|you|we|one)\s+(can|could|should|would|must|need\s+to|have\s+to|do)\s+", re.IGNORECASE
 )
@@ -438,7 +451,8 @@ _WHAT_DOES = re.compile(
     r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
     r"(?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:exactly )?(?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
-    r"|^what (?:is|are) (?:a |an |the )?(.+?) used for",
+    r"|^what (?:is|are) (?:a |an |the )?(.+?) used for"
+    r"|^what (?:counts|qualifies) as (?:a |an |the )?(.+?)[?.!]*$",
     re.IGNORECASE,
 )
 _QUALIFIER = re.compile(r"\s*\b(?:in|of|for|on|with|within|under|at|from|by|when|used)\b")
@@ -652,11 +666,12 @@ def _initials(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def _spells(letters: str, words: list[str]) -> int:
+def _spells(letters: str, words: list[str], hyphenated: Sequence[bool] = ()) -> int:
     """How many of `words`, from the first, spell `letters` by their initials (0 if they do not).
 
     A word may give more than its initial when the next letters follow in it ('Database' for 'DB'); small
-    words ('of', 'and') may be skipped once the spelling has begun."""
+    words ('of', 'and'), and the second half of a hyphenated word (`hyphenated[i]`: 'Memory-Mapped' gives the M of
+    LMDB), may be skipped once the spelling has begun."""
 
     def match(i: int, j: int) -> int:
         if j == len(letters):
@@ -670,7 +685,7 @@ def _spells(letters: str, words: list[str]) -> int:
                     end = match(i + 1, j + used)
                     if end:
                         return end
-        if j > 0 and word in _SMALL_WORDS:
+        if j > 0 and (word in _SMALL_WORDS or (i < len(hyphenated) and hyphenated[i])):
             return match(i + 1, j)
         return 0
 
@@ -710,10 +725,11 @@ def expands(acronym: str, text: str) -> float:
     parts = _initials(text)
     words = [part for _, part in parts]
     spans = [match.span() for match in _WORD.finditer(text)]
+    hyphenated = [text[spans[index][0] - 1 : spans[index][0]] == "-" for index, _ in parts]
     named = [match.start() for match in re.finditer(rf"\b{re.escape(acronym)}\b", text)]
     best = 0.0
     for start in range(len(words)):
-        end = _spells(letters, words[start:])
+        end = _spells(letters, words[start:], hyphenated[start:])
         if not end or (end == 1 and words[start].lower() == acronym.lower()):
             continue
         phrase = words[start : start + end]
@@ -722,11 +738,21 @@ def expands(acronym: str, text: str) -> float:
             continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms')
         if any(letters in word.lower() for word in phrase) or _SENTENCE_END.search(text, first, last):
             continue  # words built on the abbreviation, or across sentences ('... the default. Note' for DANE)
-        near = any(first - _NAMED_NEAR <= at <= last + _NAMED_NEAR for at in named)
+        near = any(_joined(text, at, len(acronym), first, last) for at in named)
         best = max(best, 1.0 if phrase[0][:1].isupper() or near else 0.6)
         if best == 1.0:
             break
     return best
+
+
+def _joined(text: str, at: int, length: int, first: int, last: int) -> bool:
+    """Whether the abbreviation at `at` stands within `_NAMED_NEAR` characters of the words `first`..`last` and is
+    set off from them ('write-ahead log (WAL)', 'WAL, the write-ahead log'): the abbreviation followed by a bare
+    space is the subject of the words that spell it ('PAM provides account management' is no expansion of PAM)."""
+    if not first - _NAMED_NEAR <= at <= last + _NAMED_NEAR:
+        return False
+    gap = text[at + length : first] if at < first else text[last:at]
+    return bool(gap.strip())
 
 
 def expanded_in(acronym: str, text: str) -> bool:
@@ -735,8 +761,13 @@ def expanded_in(acronym: str, text: str) -> bool:
 
 
 _DEFAULT_WORD = re.compile(
-    r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset|unspecified|absent)\b", re.I
+    r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset|unspecified|absent)\b"
+    r"|\b(?:if|when)\b[^.,;:]{0,40}?\b(?:is|are)(?: not|n't) "
+    r"(?:set|initiali[sz]ed|defined|given|specified|configured)\b",
+    re.I,
 )
+"""Where a text states a default: the word, or the condition it holds under ('If the environment variable is not
+initialized, EDITOR will be set to "emacs".')."""
 _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 
@@ -805,6 +836,15 @@ def states_setting_value(text: str) -> bool:
     return bool(stated and _VALUE_TOKEN.search(text))
 
 
+_NAME_WORD = re.compile(r"[A-Za-z_][\w.]*[A-Za-z_]")
+
+
+def _names_asked(value: str, asked_words: set[str]) -> bool:
+    """Whether a value token that is a name, not a figure, is one of the question's own words."""
+    name = value.strip("\"'“”‘’`").rstrip("()").lower()
+    return not any(c.isdigit() for c in name) and name in asked_words
+
+
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
@@ -817,12 +857,14 @@ def _default_strength(text: str, question: str = "") -> float:
     size = bool(_ASKS_SIZE.search(question)) and not measure
     amount = bool(_ASKS_AMOUNT.search(question))
     counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
+    asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
         after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
-        values = list(_VALUE_TOKEN.finditer(window))
+        # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
+        values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
         if action or measure or size or amount:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes

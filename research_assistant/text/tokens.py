@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import Stemmer
 
-_IDENTIFIER_SPLIT = re.compile(r"[._]+")
+_IDENTIFIER_SPLIT = re.compile(r"[._-]+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 STOPWORDS: frozenset[str] = frozenset(
@@ -59,11 +59,12 @@ def content_terms(text: str) -> list[str]:
 
 
 def terms_of(text: str) -> list[str]:
-    """Stemmed content terms plus identifier parts: 'sys.setrecursionlimit' adds 'sys' and 'setrecursionlimit'."""
+    """Stemmed content terms plus identifier and compound parts: 'sys.setrecursionlimit' adds 'sys' and
+    'setrecursionlimit', 'Linux-PAM' adds 'linux' and 'pam'."""
     terms = content_terms(text)
     extra: list[str] = []
     for term in terms:
-        if "." in term or "_" in term:
+        if "." in term or "_" in term or "-" in term:
             for part in _IDENTIFIER_SPLIT.split(term):
                 extra.extend(p for p in content_terms(part) if p not in terms and p not in extra)
     return terms + extra

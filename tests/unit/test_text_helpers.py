@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.text.spaces import clip, collapsed, first_line, one_line
+from research_assistant.text.tokens import terms_of
 from research_assistant.text.urls import is_linkable_url
 
 
@@ -30,3 +31,8 @@ def test_only_a_bare_http_address_without_spaces_or_brackets_is_linkable() -> No
     assert not is_linkable_url("https://example.org/\x07")
     assert not is_linkable_url("ftp://example.org/file")
     assert not is_linkable_url("/docs/notes.md")
+
+
+def test_a_hyphenated_name_is_found_by_its_parts_as_well() -> None:
+    terms = terms_of("Linux-PAM (Pluggable Authentication Modules for Linux)")
+    assert "linux-pam" in terms and "pam" in terms and "linux" in terms

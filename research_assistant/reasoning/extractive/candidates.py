@@ -130,7 +130,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)
             lead = False
             continue
-        if _is_heading(sentence, following) and not _ends_paragraph(sentence, previous):
+        if _heads(text, sentence, previous, following):
             heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
             run = run + 1 if after_heading else 1
             # A few short lines together are a heading over term lines; more are a list or a table of
@@ -277,6 +277,8 @@ _SECTION_RUN = 3
 """The most short lines in a row that are read as one section's heading and its term lines."""
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
+_STATEMENT = re.compile(r"\s=\s|[;{]$")
+"""An assignment or a statement of code: a line of an example, never a heading or a term."""
 _QUESTION_HEADING = re.compile(
     r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b[^.!;:]*\?$",
     re.IGNORECASE,
@@ -298,6 +300,31 @@ def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
     if previous is None or previous.segment != sentence.segment:
         return False
     return not _SECTION_NUMBER.fullmatch(previous.text.strip() + " ")
+
+
+def _heads(text: str, sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
+    """Whether the sentence heads what follows: a heading or term line, not the last line of a paragraph nor a
+    line of a code example ('for k = 1:n', 'endfor'), which, shaped like one, still ends a list above it."""
+    return (
+        _is_heading(sentence, following)
+        and not _ends_paragraph(sentence, previous)
+        and not _STATEMENT.search(sentence.text.strip())
+        and not _closes_block(text, sentence)
+    )
+
+
+def _closes_block(text: str, sentence: Sentence) -> bool:
+    """Whether a line ends an indented block, as the last line of a code example does ('    endfor' / 'endfor'):
+    the line right above it, with no blank line between, is indented more. Such a line heads nothing."""
+    line_start = text.rfind("\n", 0, sentence.start) + 1
+    if line_start == 0:
+        return False
+    above_start = text.rfind("\n", 0, line_start - 1) + 1
+    above = text[above_start : line_start - 1]
+    if not above.strip():
+        return False
+    indent = len(text[line_start : sentence.start]) if not text[line_start : sentence.start].strip() else 0
+    return len(above) - len(above.lstrip()) > indent
 
 
 def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:

@@ -41,11 +41,11 @@ _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)
 """'How do I X?', 'How to X': X is a verb phrase in its base form ('configure git to sign commits')."""
 _PAIR_PATTERNS = (
-    r"differences? between (.+?) and (.+?)(?:[?.!,;:]|$| in | for | when | regarding )",
-    r"compar\w* (.+?) (?:and|with|to|vs\.?|versus) (.+?)(?:[?.!,;:]|$| in | for | when | regarding )",
-    r"(.+?) (?:vs\.?|versus) (.+?)(?:[?.!,;:]|$| in | for | when | regarding )",
-    r"(?:is|are|was|were) (.+?) (?:\w+er|more \w+|less \w+) than (.+?)(?:[?.!,;:]|$| in | for | when | at )",
-    r"(?:use|choose|pick|prefer|learn|buy) (.+?) or (.+?)(?:[?.!,;:]|$| in | for | when | to )",
+    r"differences? between (.+?) and (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | regarding )",
+    r"compar\w* (.+?) (?:and|with|to|vs\.?|versus) (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | regarding )",
+    r"(.+?) (?:vs\.?|versus) (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | regarding )",
+    r"(?:is|are|was|were) (.+?) (?:\w+er|more \w+|less \w+) than (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | at )",
+    r"(?:use|choose|pick|prefer|learn|buy) (.+?) or (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | to )",
     r"[,:] (.+?) or (.+?)[?.!]*$",
 )
 _CAUSE_EFFECT_PATTERNS = (

@@ -517,3 +517,46 @@ def test_whether_there_is_a_limit_asks_for_the_limit() -> None:
     assert asked_for("Is there a cap on how many servers a backend can hold?") == Asked("limit")
     assert asked_for("Is there any practical limit on the length of a name?") == Asked("limit")
     assert asked_for("Is there a way to raise the limit?") == Asked("yesno")
+
+
+def test_an_abbreviation_followed_by_words_of_its_own_sentence_is_not_spelled_out_by_them() -> None:
+    assert expands("PAM", "In addition to authentication, PAM provides account management.") < 1.0
+    assert expands("PAM", "Linux-PAM (Pluggable Authentication Modules for Linux) is a suite of libraries.") == 1.0
+    assert expands("WAL", "WAL, the write-ahead log, is kept beside the database.") == 1.0
+
+
+def test_the_second_half_of_a_hyphenated_word_may_be_left_out_of_an_abbreviation() -> None:
+    text = "A new module using the Lightning Memory-Mapped Database library (LMDB) has been added."
+    assert expands("LMDB", text) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which database back ends (KDB modules) come built in with MIT Kerberos?", "list"),
+        ("Which format specifier measures how long the request took?", None),
+        ("In Linux-PAM terminology, what counts as a user's 'credentials'?", "definition"),
+        ("Can you tell me what the special service name 'other' is used for in the PAM configuration?", "definition"),
+        ("I run pam_mkhomedir without a umask= argument. What mode do new home directories get?", "default"),
+        ("My login.defs sets neither HOME_MODE nor UMASK. What mode do new home directories get?", "default"),
+    ],
+)
+def test_more_ways_of_asking_for_a_kind(question: str, kind: str | None) -> None:
+    assert asked_for(question).kind == kind
+
+
+def test_a_list_may_run_in_a_sentence_of_quoted_names_with_their_descriptions() -> None:
+    question = "Which polyinstantiation methods can be used in namespace.conf?"
+    text = (
+        'It can take these values; "user" for polyinstantiation based on user name, "level" for polyinstantiation '
+        'based on process MLS level, and "tmpdir" for creating a temporary directory.'
+    )
+    assert answer_strength(asked_for(question), text, question) == 0.75
+
+
+def test_a_default_is_a_value_the_question_does_not_name_and_may_be_stated_as_a_condition() -> None:
+    question = "If EDITOR is not set when Octave starts, what editor does Octave's EDITOR setting default to?"
+    asked = asked_for(question)
+    assert answer_strength(asked, "The default value is taken from the environment variable EDITOR.", question) < 1
+    stated = 'If the environment variable is not initialized, EDITOR will be set to "emacs".'
+    assert answer_strength(asked, stated, question) == 1.0

@@ -1087,6 +1087,18 @@ def test_a_comment_line_of_a_code_example_is_no_candidate() -> None:
     assert any(c.heading == "Installing" and c.quote.startswith("Run the installer") for c in found)
 
 
+def test_the_lines_of_a_code_example_head_nothing_under_it() -> None:
+    text = (
+        "A naive implementation might look like this:\n\n"
+        "for k = 1:n\n  for i = 1:n\n    dist(i,:) = min (dist(i,:), dist(i,k) + dist(k,:));\n  endfor\nendfor\n\n"
+        "Using broadcasting in both directions, it looks like this.\n\n"
+        "Broadcasting\n\nBroadcasting refers to how binary operators behave when their operands differ in size."
+    )
+    found = {c.quote: c.heading for c in candidates([Passage(source_id="s1", text=text)])}
+    assert found["Using broadcasting in both directions, it looks like this."] == ""
+    assert found[next(q for q in found if q.startswith("Broadcasting refers"))] == "Broadcasting"
+
+
 def test_a_sentence_that_tells_what_to_do_is_the_shape_of_a_step() -> None:
     question = "I want my client to use NTS. What do I have to change in my configuration?"
     step = shape_bonus("procedure", "Append the keyword nts to the end of your server lines.", question, [], set())

@@ -70,6 +70,7 @@ def test_a_comparison_asks_about_each_side_and_how_they_differ() -> None:
         ("Is Rust faster than Go for web servers?", ("Rust", "Go")),
         ("Should I use Poetry or pip-tools for dependency management?", ("Poetry", "pip-tools")),
         ("What is the difference between 'forward first' and 'forward only'?", ("forward first", "forward only")),
+        ("What's the practical difference between kadmin and kadmin.local?", ("kadmin", "kadmin.local")),
     ],
 )
 def test_comparison_sides(question: str, sides: tuple[str, str]) -> None:
