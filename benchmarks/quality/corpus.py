@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
 from collections.abc import Iterable, Sequence
@@ -46,7 +47,7 @@ class QuestionSet:
     root: Path
     questions: tuple[Question, ...] = field(default=())
     skip_pages: tuple[str, ...] = field(default=())
-    """Pages of this set left out of the corpus (paths under the root): generated link lists such as the
+    """Pages of this set left out of the corpus (paths under the root, or patterns): generated link lists such as the
     Apache manual's sitemap and directive index, which name every topic and so match any question."""
 
     @classmethod
@@ -96,17 +97,17 @@ def is_page(relative: Path) -> bool:
 
 
 def page_files(root: Path, skip: Iterable[str] = ()) -> list[Path]:
-    """The pages under `root`, relative to it, sorted, without the `skip` paths. Symbolic links are left out:
-    Debian links one page to another (git-doc's index.html is git.html), and a page indexed twice splits its
-    citations."""
-    skipped = {Path(page) for page in skip}
+    """The pages under `root`, relative to it, sorted, without the `skip` paths (or patterns: 'XREF*.html').
+    Symbolic links are left out: Debian links one page to another (git-doc's index.html is git.html), and a page
+    indexed twice splits its citations."""
+    patterns = list(skip)
     return sorted(
         relative
         for path in root.rglob("*.html")
         if path.is_file()
         and not path.is_symlink()
         and is_page(relative := path.relative_to(root))
-        and relative not in skipped
+        and not any(fnmatch.fnmatchcase(relative.as_posix(), pattern) for pattern in patterns)
     )
 
 
