@@ -11,7 +11,7 @@ from typing import Any
 import bm25s
 
 from research_assistant.knowledge.chunk_records import chunk_text
-from research_assistant.text.tokens import english_stemmer
+from research_assistant.text.tokens import compound_pairs, english_stemmer
 
 MIN_SIMILARITY = 0.1
 """Cosine similarity below which a vector hit is noise (unrelated texts score about 0 ± 0.05 with the
@@ -58,6 +58,8 @@ class ChunkBM25:
         )
         if not tokens or not tokens[0]:
             return []
+        # A name may join two of the query's words ('send mail' -> the 'sendmail' setting): look for it too.
+        tokens = [tokens[0] + [joined for joined in compound_pairs(query) if joined not in tokens[0]]]
         indexes, scores = self.bm25.retrieve(tokens, k=min(top_k, len(self.chunk_ids)), show_progress=False)
         ranked = [(self.chunk_ids[int(i)], float(s)) for i, s in zip(indexes[0], scores[0], strict=True) if s > 0]
         if not ranked:

@@ -192,6 +192,7 @@ _DEFAULT_STATEMENT = re.compile(
 _LIMIT_STATEMENT = re.compile(
     r"\b(?:max(?:imum)?|min(?:imum)?|limit(?:ed)?|largest|smallest|longest|at most|at least|up to|no more than|"
     r"no fewer than|not exceed|cannot exceed|can not exceed|exceed|bounded|capped|ceiling|upper|lower|"
+    r"or (?:later|newer|higher|above|greater|more|older|earlier|lower|less|fewer)|"
     r"as (?:large|long|many|much) as)\b",
     re.IGNORECASE,
 )
@@ -274,6 +275,7 @@ _VERSION = re.compile(
 )
 """Version numbers name a release, and 'RFC 7159', 'UTF-8' or 'SHA-256' name a standard; none is the figure a
 question asks for."""
+_VERSION_ASKED = re.compile(r"\b(?:versions?|releases?)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 _MEASURE = re.compile(
     r"\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[kKMGT]B|bytes?|bits?|ms|seconds?|minutes?|hours?|days?|weeks?|"
@@ -876,13 +878,31 @@ def _default_strength(text: str, question: str = "") -> float:
     return best
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“‘(])|\n\s*\n")
+
+
+def _limit_with_figure(text: str, asked_numbers: set[str]) -> bool:
+    """Whether a sentence that states a limit (or a default) has a telling figure in it or in a sentence next
+    to it ('The maximum depth can be set. The default is 1000.')."""
+    sentences = _SENTENCE_BREAK.split(text)
+    stated = [i for i, s in enumerate(sentences) if _LIMIT_STATEMENT.search(s) or _DEFAULT_STATEMENT.search(s)]
+    figured = [
+        i
+        for i, s in enumerate(sentences)
+        if any(n not in ("0", "1") and n not in asked_numbers for n in numbers_in(s)) or _MEASURE.search(s)
+    ]
+    return any(abs(i - j) <= 1 for i in stated for j in figured)
+
+
 def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     """How clearly `text` holds an answer of the asked kind, 0..1 (0 when the kind is unknown)."""
     kind = asked.kind
     if kind is None:
         return 0.0
     asked_numbers = set(numbers_in(question))
-    figures = _VERSION.sub(" ", text).replace("..", " .. ")  # '-1..9' holds two figures
+    # A version is the figure asked for only when the question asks for one ('the oldest version it works with').
+    versions_asked = _VERSION_ASKED.search(question) is not None
+    figures = (text if versions_asked else _VERSION.sub(" ", text)).replace("..", " .. ")  # '-1..9': two figures
     new_numbers = [n for n in numbers_in(figures) if n not in asked_numbers]
     if kind == "expansion":
         return expands(asked.acronym, text)
@@ -900,6 +920,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             return 0.0
         stated = bool(_LIMIT_STATEMENT.search(text) or _DEFAULT_STATEMENT.search(text))
         telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
+        if stated and telling and not _limit_with_figure(figures, asked_numbers):
+            stated = False  # 'X limits the size ... (three sentences on) ... PEP 440': the figure is of another thing
         return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text)
     if kind == "range":
         if len(new_numbers) >= 2 and (_states_bounds(text) or (_UPPER.search(text) and _LOWER.search(text))):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from typing import TYPE_CHECKING
@@ -68,6 +69,21 @@ def terms_of(text: str) -> list[str]:
             for part in _IDENTIFIER_SPLIT.split(term):
                 extra.extend(p for p in content_terms(part) if p not in terms and p not in extra)
     return terms + extra
+
+
+_PAIRED_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def compound_pairs(text: str) -> dict[str, tuple[str, str]]:
+    """Two words written next to each other, as one word a name may join them into ('send mail' ->
+    'sendmail', 'log file' -> 'logfile'), mapped to their two terms; stopwords join nothing."""
+    found: dict[str, tuple[str, str]] = {}
+    for first, second in itertools.pairwise(m.group().lower() for m in _PAIRED_WORD.finditer(text)):
+        if first in STOPWORDS or second in STOPWORDS or not re.search(rf"\b{first}\s+{second}\b", text, re.I):
+            continue
+        joined = english_stemmer().stemWord(first + second)
+        found[joined] = (english_stemmer().stemWord(first), english_stemmer().stemWord(second))
+    return found
 
 
 def normalize_query(text: str) -> str:

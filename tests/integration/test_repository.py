@@ -68,6 +68,19 @@ def test_differently_worded_question_finds_the_answer(repository: ResearchReposi
     assert "closed in 1961" in passages[0].text
 
 
+def test_a_name_that_joins_two_words_of_the_question_is_found_by_them(tmp_path: Path) -> None:
+    repo = ResearchRepository(tmp_path / "db", HashingEmbedding(), chunk_size=300, chunk_overlap=40)
+    texts = {
+        "sendmail": "sendmail\n\nDefault: /usr/sbin/sendmail -oem -oi\n\nSpecifies the command that delivers.",
+        **{f"other{i}": f"Users {i} send mail to the list. " + FILLER for i in range(6)},
+    }
+    repo.add_documents([doc(name, text) for name, text in texts.items()], run_id="r1")
+
+    passages = repo.retrieve("Which program does it use to send mail?", len(texts))
+
+    assert sid("sendmail") in [p.source_id for p in passages]
+
+
 def test_passages_are_exact_text_of_their_document_with_fused_scores(repository: ResearchRepository) -> None:
     passages = repository.retrieve("How many trams does the depot hold?", 5)
 

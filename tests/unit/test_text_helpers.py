@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.text.spaces import clip, collapsed, first_line, one_line
-from research_assistant.text.tokens import terms_of
+from research_assistant.text.tokens import compound_pairs, terms_of
 from research_assistant.text.urls import is_linkable_url
 
 
@@ -36,3 +36,9 @@ def test_only_a_bare_http_address_without_spaces_or_brackets_is_linkable() -> No
 def test_a_hyphenated_name_is_found_by_its_parts_as_well() -> None:
     terms = terms_of("Linux-PAM (Pluggable Authentication Modules for Linux)")
     assert "linux-pam" in terms and "pam" in terms and "linux" in terms
+
+
+def test_two_words_side_by_side_may_be_one_name() -> None:
+    pairs = compound_pairs("What program does Mutt use to send mail, by default?")
+    assert pairs["sendmail"] == ("send", "mail")
+    assert not any(joined.startswith("mail") for joined in pairs)  # a comma parts 'mail' from 'by'

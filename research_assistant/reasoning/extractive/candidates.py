@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from research_assistant.reasoning.answers import expanded_in
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import (
     ENDS_SENTENCE,
@@ -131,6 +132,8 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             lead = False
             continue
         if _heads(text, sentence, previous, following):
+            if _spells_out_abbreviation(sentence.text):
+                add(sentence.start, sentence.end, sentence.text, "", False)  # the heading itself says it
             heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
             run = run + 1 if after_heading else 1
             # A few short lines together are a heading over term lines; more are a list or a table of
@@ -242,7 +245,11 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             if in_table and not row:
                 break  # the table the lead-in introduced has ended
             in_table = row
-            if _is_heading(item, after) and not _names_term(item.text.strip()) and not row:
+            if (
+                _is_heading(item, after)
+                and not row
+                and (not _names_term(item.text.strip()) or _titles(item, item_words))
+            ):
                 break  # the next section's heading (not a table's header row): the list has ended
             if item.segment != segment:
                 segment, item_start = item.segment, item.start
@@ -300,6 +307,16 @@ def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
     if previous is None or previous.segment != sentence.segment:
         return False
     return not _SECTION_NUMBER.fullmatch(previous.text.strip() + " ")
+
+
+_ABBREVIATION_IN_PARENTHESES = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\)")
+
+
+def _spells_out_abbreviation(line: str) -> bool:
+    """Whether a heading spells out an abbreviation ('Delivery Status Notification (DSN) Support'): then it is
+    where the manual says what the abbreviation stands for, and a quote of its own."""
+    found = _ABBREVIATION_IN_PARENTHESES.search(line)
+    return found is not None and expanded_in(found.group(1), line)
 
 
 def _heads(text: str, sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
@@ -380,6 +397,12 @@ def is_term_line(line: str) -> bool:
     text = line.strip()
     term = _names_term(text) and not _TITLE_WORD.fullmatch(text)
     return term or heads_entry(text)
+
+
+def _titles(item: Sentence, item_words: list[int]) -> bool:
+    """Whether a one-word line after items that were sentences is a section's title ('Miscellaneous'), not
+    another item's term: the items so far were prose, and the word is a plain capitalised word, not code."""
+    return bool(item_words) and min(item_words) > _TERSE_ITEM_WORDS and bool(_TITLE_WORD.fullmatch(item.text.strip()))
 
 
 def _names_term(line: str) -> bool:

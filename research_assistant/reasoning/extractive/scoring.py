@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from research_assistant.reasoning.answers import (
@@ -59,7 +59,7 @@ from research_assistant.reasoning.extractive.which import (
 )
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.synonyms import synonyms
-from research_assistant.text.tokens import content_terms, names_in, quoted_literals, terms_of, words
+from research_assistant.text.tokens import compound_pairs, content_terms, names_in, quoted_literals, terms_of, words
 
 SCORE_SCALE = 1.3
 """Raw relevance (weighted parts plus bonuses) divided by this gives the 0..1 score."""
@@ -103,13 +103,17 @@ STRONG_RELEVANCE = 0.4
 """At or above this a sentence answers its sub-question well; progress counts such items."""
 
 
-def _with_identifier_matches(terms: list[str], query_terms: list[str]) -> list[str]:
-    """`terms` plus the query terms (5+ letters) hidden inside its long identifiers ('setrecursionlimit')."""
+def _with_identifier_matches(
+    terms: list[str], query_terms: list[str], compounds: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """`terms` plus the query terms (5+ letters) hidden inside its long identifiers ('setrecursionlimit'), and
+    the two query terms a compound of the text joins (`compounds`: 'sendmail' for a question's 'send mail')."""
+    joined = [part for t in terms if compounds and t in compounds for part in compounds[t] if part not in terms]
     long_tokens = [t for t in terms if len(t) >= 12 or "." in t or "_" in t]
     if not long_tokens:
-        return terms
+        return terms + joined
     hidden = [q for q in query_terms if len(q) >= 5 and q not in terms and any(q in token for token in long_tokens)]
-    return terms + hidden
+    return terms + joined + hidden
 
 
 def _rank_prior(passages: list[Passage]) -> list[float]:
@@ -239,7 +243,11 @@ def candidate_features(
     names = (names_in(sub_question.text) | letter_names(sub_question.text)) - excluded
     query_vector = embedder.vector(query.text)
     aliases = acronym_aliases(f"{passage.title}\n{passage.text}" for passage in passages)
-    terms = [with_aliases(_with_identifier_matches(terms_of(c.quote), list(query.expanded)), aliases) for c in found]
+    compounds = compound_pairs(sub_question.text)
+    terms = [
+        with_aliases(_with_identifier_matches(terms_of(c.quote), list(query.expanded), compounds), aliases)
+        for c in found
+    ]
     # Each sentence is indexed with its source's title, as a title field is in document search: the
     # subject a document names once still counts for the sentences that state facts about it.
     described = entry_descriptions(passages, found)
@@ -376,9 +384,10 @@ def candidate_features(
 
 
 def entry_descriptions(passages: list[Passage], found: list[Candidate]) -> list[str]:
-    """For each candidate that states a value in a later paragraph of a reference entry, the entry's first
-    sentence, which says what the term is ('Specifies the longest time that the server caches ordinary
-    answers.'); else ''.
+    """For each candidate that states a value in another paragraph of a reference entry, the entry's first
+    sentence that is no field line, which says what the term is ('Specifies the longest time that the server
+    caches ordinary answers.'); else ''. The value may stand below it, or above it among the entry's fields
+    ('sendmail' / 'Type: path' / 'Default: "/usr/sbin/sendmail -oem -oi"' / 'Specifies the program ...').
 
     An entry describes its setting first and gives the value paragraphs below ('The default max-cache-ttl is
     604800.'), so such a sentence is read with the description, as every sentence is read with its title. (In
@@ -386,14 +395,17 @@ def entry_descriptions(passages: list[Passage], found: list[Candidate]) -> list[
     """
     first: dict[tuple[int, str], Candidate] = {}
     for candidate in found:
-        if candidate.lead and not candidate.row and is_term_line(candidate.heading):
+        if not candidate.row and is_term_line(candidate.heading) and not is_value_field(candidate.focal):
             first.setdefault((candidate.passage_index, candidate.heading), candidate)
     described = []
     for c in found:
         lead = first.get((c.passage_index, c.heading))
-        below = lead is not None and "\n" in passages[c.passage_index].text[lead.end : c.start]
-        value = states_setting_value(c.focal) and not VERSION_NOTE.match(c.focal)
-        described.append(lead.focal if lead is not None and below and value else "")
+        text = passages[c.passage_index].text
+        apart = lead is not None and "\n" in (
+            text[lead.end : c.start] if lead.end <= c.start else text[c.end : lead.start]
+        )
+        value = (states_setting_value(c.focal) or is_value_field(c.focal)) and not VERSION_NOTE.match(c.focal)
+        described.append(lead.focal if lead is not None and apart and value else "")
     return described
 
 

@@ -560,3 +560,24 @@ def test_a_default_is_a_value_the_question_does_not_name_and_may_be_stated_as_a_
     assert answer_strength(asked, "The default value is taken from the environment variable EDITOR.", question) < 1
     stated = 'If the environment variable is not initialized, EDITOR will be set to "emacs".'
     assert answer_strength(asked, stated, question) == 1.0
+
+
+def test_a_limit_and_its_figure_stand_in_one_sentence_or_next_to_each_other() -> None:
+    question = "How big can a request body be before Django raises RequestDataTooBig?"
+    far = (
+        "Two new settings help mitigate attacks via large requests:\n\n"
+        "DATA_UPLOAD_MAX_MEMORY_SIZE limits the size that a request body may be. File uploads do not count towards "
+        "this limit.\n\nDATA_UPLOAD_MAX_NUMBER_FIELDS limits the number of parameters.\n\n"
+        "Applications may need to tune these settings.\n\nThe repr() of a QuerySet is wrapped.\n\n"
+        "get_version() returns PEP 440 compliant versions (e.g. 1.10rc1)."
+    )
+    near = "DATA_UPLOAD_MAX_MEMORY_SIZE limits the size that a request body may be. The default is 2621440."
+    assert answer_strength(asked_for(question), far, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), near, question) == 1.0
+
+
+def test_a_version_is_the_figure_when_the_question_asks_for_one() -> None:
+    question = "What is the oldest Mixmaster version Mutt's support works with?"
+    assert (
+        answer_strength(asked_for(question), "Mixmaster support is for mixmaster version 2.04 or later.", question) == 1
+    )

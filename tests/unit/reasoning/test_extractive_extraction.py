@@ -22,6 +22,7 @@ from research_assistant.reasoning.extractive.scoring import (
     OWN_SETTING_BONUS,
     candidate_features,
     concept_coverage,
+    entry_descriptions,
     key_fit,
     row_key,
     score_candidates,
@@ -1097,6 +1098,41 @@ def test_the_lines_of_a_code_example_head_nothing_under_it() -> None:
     found = {c.quote: c.heading for c in candidates([Passage(source_id="s1", text=text)])}
     assert found["Using broadcasting in both directions, it looks like this."] == ""
     assert found[next(q for q in found if q.startswith("Broadcasting refers"))] == "Broadcasting"
+
+
+def test_a_lead_ins_list_of_sentences_ends_at_the_next_sections_title() -> None:
+    text = (
+        "Two new settings help mitigate denial-of-service attacks via large requests:\n\n"
+        "DATA_UPLOAD_MAX_MEMORY_SIZE limits the size that a request body may be.\n\n"
+        "DATA_UPLOAD_MAX_NUMBER_FIELDS limits the number of GET/POST parameters that are parsed.\n\n"
+        "Miscellaneous\n\nThe repr() of a QuerySet is wrapped in angle brackets to tell it from a list."
+    )
+    quotes = [c.quote for c in candidates([Passage(source_id="s1", text=text)]) if c.quote.startswith("Two new")]
+    assert any("NUMBER_FIELDS" in quote for quote in quotes)
+    assert not any("Miscellaneous" in quote for quote in quotes)
+
+
+def test_a_heading_that_spells_out_an_abbreviation_is_a_quote_of_its_own() -> None:
+    text = (
+        "Breaking Threads\n\nThreads can be broken apart.\n\n"
+        "Delivery Status Notification (DSN) Support\n\nRFC1894 defines a set of MIME content types."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    assert any(c.quote == "Delivery Status Notification (DSN) Support" and c.heading == "" for c in found)
+    assert not any(c.quote == "Breaking Threads" for c in found)
+    question = "What does DSN stand for?"
+    assert extract(question, question, [Passage(source_id="s1", text=text)])[0].quote.startswith("Delivery Status")
+
+
+def test_a_value_among_an_entrys_fields_is_read_with_the_description_below_them() -> None:
+    text = (
+        "sendmail\n\nType: path\nDefault: “/usr/sbin/sendmail -oem -oi”\n\n"
+        "Specifies the program and arguments used to deliver mail sent by Mutt."
+    )
+    passage = Passage(source_id="s1", text=text)
+    found = candidates([passage])
+    described = dict(zip([c.quote for c in found], entry_descriptions([passage], found), strict=True))
+    assert described["Default: “/usr/sbin/sendmail -oem -oi”"].startswith("Specifies the program")
 
 
 def test_a_sentence_that_tells_what_to_do_is_the_shape_of_a_step() -> None:
