@@ -15,18 +15,21 @@
   at most three quarters; a question its reasoner does not count covered (the
   report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state; a
   comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at most
-  `READER_JUDGED_CERTAINTY`.
+  `READER_JUDGED_CERTAINTY`; and a question that names something (a capitalised name: 'Redis', 'SMTP') that no
+  quote, no quote's section and no quoted source's title mentions gets at most half (`unseen_names`).
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import date
 
 from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
+from research_assistant.text.tokens import STOPWORDS
 
 ANSWER_FOUND = 0.75
 """Answer strength at or above which a quote holds the asked-for value."""
@@ -52,6 +55,18 @@ stated in a sentence that shares few of the question's words is as often another
 (on the quality benchmark's reports at 80 or more, about two in three such were right, against nine in ten of
 the clearly relevant ones)."""
 NEUTRAL_CREDIBILITY = 0.5
+_ASKED_NAME = re.compile(r"(?<![.?!;:]\s)(?<!^)\b([A-Z][A-Za-z0-9+-]{2,})\b")
+"""A capitalised word inside the question, not opening a sentence: a name (a product, a protocol, a setting)."""
+
+
+def unseen_names(question: str, evidence: Sequence[Evidence], cited: Sequence[SourceRecord]) -> list[str]:
+    """The names the question asks about that no quote, no quote's section and no quoted source's title
+    mentions: the evidence is about something else. 'What is the default port of the Redis server?', asked of
+    the Python manual, had been answered 'The server listens to port 8000 by default.' (http.server) at 94."""
+    seen = " ".join([*(e.quote for e in evidence), *(e.section for e in evidence), *(s.title or "" for s in cited)])
+    seen = seen.lower()
+    names = dict.fromkeys(m.group(1) for m in _ASKED_NAME.finditer(question.strip()))
+    return [name for name in names if name.lower() not in STOPWORDS and name.lower() not in seen]
 
 
 def direct_evidence(plan: ResearchPlan, evidence: Sequence[Evidence]) -> list[Evidence]:
@@ -158,5 +173,8 @@ def confidence_score(
     recency = sum(freshness(s.published, today) for s in cited) / max(len(cited), 1) if needs_recent else 1.0
     consistency = max(0.0, 1.0 - conflicts / max(1.0, len(evidence) / 2))
     base = 40 * covered + 30 * reliability + 15 * recency + 15 * consistency
-    total = base * answer_certainty(question, plan, evidence, coverage)
+    certainty = answer_certainty(question, plan, evidence, coverage)
+    if unseen_names(question, evidence, cited):
+        certainty = min(certainty, UNSURE_CERTAINTY)
+    total = base * certainty
     return round(min(100.0, max(0.0, total)), 1)

@@ -150,3 +150,14 @@ def test_a_value_stated_only_by_a_loosely_relevant_quote_is_not_sure() -> None:
     assert _score([loose]) < 80
     assert answer_certainty(QUESTION, PLAN, [loose, clear], FULL) == 1.0
     assert answer_certainty(QUESTION, PLAN, [ANSWER.model_copy(update={"score": 0.1})], FULL) == 1.0
+
+
+def test_a_name_the_question_asks_about_that_no_quote_or_source_mentions_is_not_found() -> None:
+    question = "What is the default port of the Redis server?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    quote = _evidence("The server listens to port 8000 by default.")
+    options: dict[str, object] = {"conflicts": 0, "needs_recent": False, "today": TODAY}
+    elsewhere = confidence_score(question, plan, FULL, [quote], {"s1": SOURCE}, **options)  # type: ignore[arg-type]
+    redis = SOURCE.model_copy(update={"title": "Redis configuration"})
+    named = confidence_score(question, plan, FULL, [quote], {"s1": redis}, **options)  # type: ignore[arg-type]
+    assert elsewhere <= 50 < 80 <= named
