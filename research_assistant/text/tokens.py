@@ -71,18 +71,19 @@ def terms_of(text: str) -> list[str]:
     return terms + extra
 
 
-_PAIRED_WORD = re.compile(r"[A-Za-z]{3,}")
+_PAIRED_WORD = re.compile(r"(?<!\w)[A-Za-z]{3,}(?!\w)")
 
 
 def compound_pairs(text: str) -> dict[str, tuple[str, str]]:
     """Two words written next to each other, as one word a name may join them into ('send mail' ->
     'sendmail', 'log file' -> 'logfile'), mapped to their two terms; stopwords join nothing."""
+    stem = english_stemmer().stemWord
     found: dict[str, tuple[str, str]] = {}
-    for first, second in itertools.pairwise(m.group().lower() for m in _PAIRED_WORD.finditer(text)):
-        if first in STOPWORDS or second in STOPWORDS or not re.search(rf"\b{first}\s+{second}\b", text, re.I):
+    for one, two in itertools.pairwise(_PAIRED_WORD.finditer(text)):
+        first, second = one.group().lower(), two.group().lower()
+        if first in STOPWORDS or second in STOPWORDS or not text[one.end() : two.start()].isspace():
             continue
-        joined = english_stemmer().stemWord(first + second)
-        found[joined] = (english_stemmer().stemWord(first), english_stemmer().stemWord(second))
+        found[stem(first + second)] = (stem(first), stem(second))
     return found
 
 

@@ -340,7 +340,8 @@ def _closes_block(text: str, sentence: Sentence) -> bool:
     above = text[above_start : line_start - 1]
     if not above.strip():
         return False
-    indent = len(text[line_start : sentence.start]) if not text[line_start : sentence.start].strip() else 0
+    prefix = text[line_start : sentence.start]
+    indent = 0 if prefix.strip() else len(prefix)
     return len(above) - len(above.lstrip()) > indent
 
 
