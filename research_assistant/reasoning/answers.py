@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
+from research_assistant.text.figures import DOCUMENT_PART, STANDARD_NAME, counts_asked_thing, has_date, numbers_in
 from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
@@ -30,8 +30,10 @@ _ACRONYM_QUESTION = re.compile(
     r"(?:abbreviation|acronym|initialism|short)\s+(?:of|for)\b",
     re.IGNORECASE,
 )
-_REFERRING = frozenset({"that", "this", "it", "these", "those"})
-"""A word that points back to an abbreviation the question named before it ('What does that stand for?')."""
+_REFERRING = frozenset({"that", "this", "it", "these", "those", "name", "term", "word"})
+"""A word that points back to an abbreviation the question named before it ('What does that stand for?', 'bwdif
+- what is the name short for?')."""
+_LEAD_WORD = re.compile(r"[\"'“‘`]?\b([A-Za-z][A-Za-z0-9]{1,9})\b")
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _BARE_ACRONYM = re.compile(
     r"^\s*(?i:what\s+(?:is|are)\s+(?:an?\s+|the\s+)?)([A-Z][A-Z0-9]{1,8})s?\s*(?:\?|$|\b(?i:in|for)\b)"
@@ -123,9 +125,12 @@ between its polls' names a span, and 'How does it lengthen the interval between 
 _HOW_MUCH = re.compile(
     r"\bhow (?:many|much|long|often|old|large|big|small|far|deep|deeply|high|fast|wide|tall|heavy)\b|"
     r"\bwhat(?:'s|’s| is)? (?:the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|"
-    r"timeout)\b",
+    r"timeout)\b|"
+    r"\b(?:above|below|over|under|beyond|past)\s+what\s+(?:[\w/-]+\s+){0,3}(?:size|length|number|count|value|age)\b|"
+    r"\bwhat\s+(?:[\w-]+\s+){1,2}(?:width|size|length)\b",
     re.IGNORECASE,
 )
+"""'How many ...?', 'What size ...?', 'Above what cookie header size ...?', 'What indentation width ...?'."""
 _WHEN = re.compile(r"^\s*(?:when|in (?:what|which) year|what year|what date|since when)\b", re.IGNORECASE)
 _LIST = re.compile(
     r"^\s*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+){0,3}?"
@@ -270,13 +275,20 @@ _CAUSE = re.compile(
     re.IGNORECASE,
 )
 _VERSION = re.compile(
-    rf"\b(?:version|release|v)\s*\d[\w.]*|\b\d+\.\d+\.\d+\b|{STANDARD_NAME}",
+    rf"\b(?:version|release|v)\s*\d[\w.]*|\b\d+\.\d+\.\d+\b|{STANDARD_NAME}|{DOCUMENT_PART}",
     re.IGNORECASE,
 )
-"""Version numbers name a release, and 'RFC 7159', 'UTF-8' or 'SHA-256' name a standard; none is the figure a
-question asks for."""
+"""Version numbers name a release, 'RFC 7159', 'UTF-8' or 'SHA-256' a standard, 'Example 3.5' a part of the
+document; none is the figure a question asks for."""
 _VERSION_ASKED = re.compile(r"\b(?:versions?|releases?)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
+_HOW_MUCH_OF = re.compile(r"\bhow much of\b", re.IGNORECASE)
+_PORTION = re.compile(
+    r"\b(?:only|just)\s+(?:the\s+)?(?:first|last|initial|final)\b|\b(?:all|none|each)\s+of\s+(?:the|its|their)\b"
+    r"|\bthe\s+(?:entire|whole|complete)\b",
+    re.IGNORECASE,
+)
+"""A part of a whole said in words ('only the first line', 'all of the output'): how much of something is used."""
 _MEASURE = re.compile(
     r"\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[kKMGT]B|bytes?|bits?|ms|seconds?|minutes?|hours?|days?|weeks?|"
     r"characters?|chars|pages?|rows?|columns?|levels?|entries|items|connections?)\b"
@@ -509,6 +521,15 @@ def defined_term(question: str) -> str:
     return _without_category(named.group(1).rstrip(".,;:")) if named else ""
 
 
+def _named_before(lead: str) -> str:
+    """The abbreviation a question names before it asks what that stands for: the last in capitals ('GPSDO'),
+    else the shortest other word ('bwdif deinterlacer - what is the name short for?'): abbreviations are short."""
+    if capitals := _CAPITALS.findall(lead):
+        return str(capitals[-1])
+    words_ = [w for w in _LEAD_WORD.findall(lead) if w.lower() not in STOPWORDS]
+    return min(words_, key=len) if words_ else ""
+
+
 def asked_for(question: str) -> Asked:
     """What `question` asks for, from its wording alone; nothing in particular for a question of several
     clauses ('What is the maximum depth and how can it be changed?')."""
@@ -520,9 +541,8 @@ def asked_for(question: str) -> Asked:
     acronym = _ACRONYM_QUESTION.search(text)
     if acronym is not None:
         word = next(g for g in acronym.groups() if g)
-        named_before = _CAPITALS.findall(text, 0, acronym.start())
-        if word.lower() in _REFERRING and named_before:
-            return Asked("expansion", named_before[-1])  # '... mentioning a GPSDO. What does that stand for?'
+        if word.lower() in _REFERRING and (named := _named_before(text[: acronym.start()])):
+            return Asked("expansion", named)  # '... mentioning a GPSDO. What does that stand for?'
         spelled = re.search(r"stands?\s+for|short\s+for|acronym|abbreviat|initialism", acronym.group(), re.I)
         # 'What EAFP stands for in Python' is no question about 'in', nor 'VERP: stands for what?' about 'what'.
         if word.lower() not in STOPWORDS and (sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6)):
@@ -789,6 +809,10 @@ _HOW_LONG = re.compile(
 )
 """A question that asks for a time: how long, how often, at what interval."""
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
+_AMOUNT_VALUE = re.compile(r"\d|(?:zero|one|two|three|four|five|ten|unlimited|infinite|no limit|the same)\b", re.I)
+"""A value token that can be an amount: a figure, a number word, no limit; not a name or a quoted word."""
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+"""Where a sentence ends, on one line or at a paragraph's end ('... the default.\n\nNone - ...')."""
 _ASKS_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
 _ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)
 _FIGURE_UNIT = re.compile(r"\d[\d,.]*\s?([A-Za-z]*)")
@@ -853,7 +877,8 @@ def _default_strength(text: str, question: str = "") -> float:
     how long something takes or is, how large, how much or how many, is not answered by a default that only
     switches something on or off ('recipients_max_reject | Default: false' for the largest message), and how
     long not by a number of things that are not units ('the two default workers'). A default of another
-    measure, a time, a word or a count for a size or a size for a duration, answers nothing (0)."""
+    measure, a time, a word or a count for a size or a size for a duration, or a name for how many or how much,
+    answers nothing (0)."""
     action = bool(_ASKS_ACTION.search(question))
     measure = bool(_HOW_LONG.search(question))
     size = bool(_ASKS_SIZE.search(question)) and not measure
@@ -862,8 +887,8 @@ def _default_strength(text: str, question: str = "") -> float:
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
-        before = text[max(0, match.start() - _NEAR // 2) : match.start()].rsplit(". ", 1)[-1]
-        after = text[match.end() : match.end() + _NEAR].split(". ", 1)[0]  # within the same sentence
+        before = _SENTENCE_END.split(text[max(0, match.start() - _NEAR // 2) : match.start()])[-1]
+        after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
@@ -872,6 +897,8 @@ def _default_strength(text: str, question: str = "") -> float:
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
         fitting = [] if counted else [value for value in values if _fits_dimension(window, value, size, measure)]
+        if amount:  # 'values_only - this is the default value' is no count
+            fitting = [value for value in fitting if _AMOUNT_VALUE.match(value.group().strip("\"'“”‘’`"))]
         if values and not fitting:
             continue  # a default of another measure ('Default: 0s' for a size) answers nothing
         best = max(best, 1.0 if fitting else 0.45)
@@ -932,6 +959,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             if _HOW_MANY.search(question) and not _UNIT_COUNT.search(question):
                 return 1.0 if counts_asked_thing(question, text) else 0.7
             return _measures_asked_thing(question, text)
+        if _HOW_MUCH_OF.search(question) and _PORTION.search(text):
+            return 1.0  # 'How much of its output ...?': 'only the first line of output ... will be substituted'
         return 0.6 if _LIST_SHAPE.search(text) else 0.4 if new_numbers else 0.0  # a list can be counted
     if kind == "date":
         return 1.0 if has_date(text) else 0.0

@@ -20,6 +20,8 @@ _MONTH = re.compile(
 _HOW_MANY = re.compile(r"\bhow many ([a-z][\w-]*)", re.IGNORECASE)
 STANDARD_NAME = r"\b(?:rfc|pep|iso|iec|ieee|ecma|ansi|utf|ucs|cve|sha|md)[- ]?\d[\d.:-]*"
 """'RFC 7159', 'UTF-8', 'SHA-256': a number that names a standard, not a figure (a regular expression, case aside)."""
+DOCUMENT_PART = r"\b(?:example|section|chapter|figure|table|appendix|listing)\s+\d+(?:\.\d+)*\b"
+"""'Example 3.5', 'Section 4.2': a number that names a part of a document, not a figure (case aside)."""
 
 _SMALL_NUMBERS = (
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "

@@ -246,7 +246,8 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
                 break  # the table the lead-in introduced has ended
             in_table = row
             if (
-                _is_heading(item, after)
+                item_words  # what a colon introduces first is its list, not the next section's title
+                and _is_heading(item, after)
                 and not row
                 and (not _names_term(item.text.strip()) or _titles(item, item_words))
             ):
@@ -309,14 +310,14 @@ def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
     return not _SECTION_NUMBER.fullmatch(previous.text.strip() + " ")
 
 
-_ABBREVIATION_IN_PARENTHESES = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\)")
+_ABBREVIATION_IN_PARENTHESES = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*|[a-z][0-9]{1,2}[a-z])\)")
+"""'(DSN)', or a numeronym ('(l10n)': l, ten letters, n)."""
 
 
 def _spells_out_abbreviation(line: str) -> bool:
     """Whether a heading spells out an abbreviation ('Delivery Status Notification (DSN) Support'): then it is
     where the manual says what the abbreviation stands for, and a quote of its own."""
-    found = _ABBREVIATION_IN_PARENTHESES.search(line)
-    return found is not None and expanded_in(found.group(1), line)
+    return any(expanded_in(found.group(1), line) for found in _ABBREVIATION_IN_PARENTHESES.finditer(line))
 
 
 def _heads(text: str, sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:

@@ -18,14 +18,15 @@ from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS, QUEST
 from research_assistant.text.tokens import STOPWORDS, words
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#_)]|[A-Za-z0-9]")
-_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^']{2,80})'(?!\w)|`([^`]{1,80})`")
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|(?<!\w)'([^'\s]|[^']{2,80})'(?!\w)|`([^`]{1,80})`")
 _IDENTIFIER = re.compile(
     r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b"
 )
 _VERSION = re.compile(r"\b([A-Z][\w+#-]*|[a-z]+[A-Z]\w*)\s+v?(\d+(?:\.\d+)*)(?![\w.])")
 _YEAR = re.compile(r"\b(1[6-9]\d\d|20\d\d)\b")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]*[A-Z0-9]s?\b")
-_CAPITALIZED = re.compile(r"\b[A-Z][\w'+#-]*")
+_CAPITALIZED = re.compile(r"\b[A-Z](?:[\w'+#-]*[\w+#])?")
+"""A capitalised word, without a closing quote or dash ('Ki' of "a suffix like 'Ki'")."""
 _NAME_CONNECTORS = frozenset({"of", "de", "von", "van", "der", "la", "du", "del", "for", "the"})
 
 _DO = frozenset({"do", "does", "did"})

@@ -52,6 +52,7 @@ from research_assistant.reasoning.extractive.which import (
     SIBLING_FIT,
     asked_phrase,
     asked_types,
+    entry_owner,
     letter_names,
     names_instance,
     names_setting,
@@ -345,8 +346,9 @@ def candidate_features(
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         own_setting = 0.0
         setting_value = asked.wants_value and asked.kind != "expansion"  # 'prdr_enable' spells out PRDR
-        named = setting_named(sub_question.text, _named_by(candidate)) if setting_value else None
-        if named == "sibling":
+        owner = entry_owner(passages[candidate.passage_index].text, candidate.start) if setting_value else None
+        named = setting_named(sub_question.text, owner or _named_by(candidate)) if setting_value else None
+        if named == "sibling" or (owner and not named and names_setting(sub_question.text)):
             answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
         elif named == "asked" and answer:
             own_setting = OWN_SETTING_BONUS  # 'message_size_limit | Default: 50M' for the largest message
@@ -377,10 +379,16 @@ def candidate_features(
                 * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape and _value_asked(asked) else 1.0)
                 * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0)
                 * (META_SENTENCE_FIT if META_SENTENCE.match(candidate.focal) else 1.0)
-                * (LEAD_IN_ALONE_FIT if not answer and candidate.quote.rstrip().endswith(":") else 1.0),
+                * (LEAD_IN_ALONE_FIT if _lead_in_alone(candidate, answer, asked) else 1.0),
             )
         )
     return features
+
+
+def _lead_in_alone(candidate: Candidate, answer: float, asked: Asked) -> bool:
+    """Whether the span ends on its colon without what it introduces and so holds no answer: nothing of the asked
+    kind, or, when a list is asked for, none of its items ('The special document names are:')."""
+    return candidate.quote.rstrip().endswith(":") and (not answer or asked.kind == "list")
 
 
 def entry_descriptions(passages: list[Passage], found: list[Candidate]) -> list[str]:

@@ -26,10 +26,11 @@ _KNOWN_AS = re.compile(
 )
 """'a number of operators known as "converters"': the words before say what X is."""
 _PASSIVE = re.compile(
-    r"(?:not\s+|also\s+|only\s+)?(?!(?:called|named|termed|defined|known|used\s+(?:as|to|for))\b)\w+ed\b"
+    r"(?:not\s+|also\s+|only\s+)?"
+    r"(?!(?:called|named|termed|defined|known|(?:used|designed|intended|meant)\s+(?:as|to|for))\b)\w+ed\b"
 )
 """'is activated', 'are stored': a passive verb after the copula says what is done with the subject, not
-what it is ('X is called Y' and 'X is used as Y' still name or define it)."""
+what it is ('X is called Y' and 'X is used as Y' still name or define it, 'X is designed to ...' its purpose)."""
 
 
 _THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)

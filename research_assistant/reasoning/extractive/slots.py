@@ -44,6 +44,7 @@ _PAIR_PATTERNS = (
     r"differences? between (.+?) and (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | regarding )",
     r"compar\w* (.+?) (?:and|with|to|vs\.?|versus) (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | regarding )",
     r"(.+?) (?:vs\.?|versus) (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | regarding )",
+    r"(?:does|do|is|are) (.+?) (?:differ|different) from (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when )",
     r"(?:is|are|was|were) (.+?) (?:\w+er|more \w+|less \w+) than (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | at )",
     r"(?:use|choose|pick|prefer|learn|buy) (.+?) or (.+?)(?:[?.!,;:](?=\s|$)|$| in | for | when | to )",
     r"[,:] (.+?) or (.+?)[?.!]*$",
@@ -65,7 +66,7 @@ def _clean_side(text: str) -> str:
     unless the question quotes it ('forward only' keeps its 'only')."""
     bare = text.strip(" ,.;:?!")
     quoted = quoted_literals(bare)
-    if quoted and len(quoted[0]) == len(bare) - 2:  # the whole side is one quoted literal
+    if len(quoted) == 1:  # 'a suffix like "Ki"' is "Ki", and a wholly quoted side keeps its words
         return " ".join(quoted[0].split()[:5])
     tokens = text.strip(" ,.;:?!\"'").split()
     while tokens and (tokens[0].lower() in STOPWORDS or tokens[0].lower() in QUESTION_VERBS):

@@ -94,6 +94,20 @@ _MEASURE_PARTS = frozenset(
 the asked setting for 'the maximum size of a message', 'max_connections' for 'the maximum number of connections'."""
 
 
+_ENTRY_OPENING = re.compile(
+    rf"[ \t]*({_IDENTIFIER.pattern})[ \t]*(?:¶[ \t]*)?(?:\([^()\n]{{1,40}}\)[ \t]*)?(?:[–—]|--?|:)[ \t]+\S"
+)
+"""A paragraph that is one setting's or parameter's entry: 'max_overflow – The maximum overflow size ...'."""
+
+
+def entry_owner(text: str, offset: int) -> str | None:
+    """The setting whose entry the paragraph holding `offset` is, when that paragraph opens with its name
+    ('max_overflow – The maximum overflow size of the pool. ... pool_size ... Defaults to 10.'): every value in
+    it is that setting's, whatever other names its sentences mention."""
+    match = _ENTRY_OPENING.match(text, text.rfind("\n", 0, offset) + 1)
+    return match.group(1) if match else None
+
+
 def names_setting(text: str) -> bool:
     """Whether the text names a setting or function: a CamelCase or snake_case name."""
     return _IDENTIFIER.search(text) is not None

@@ -59,6 +59,8 @@ from research_assistant.text.tokens import content_terms
         ("How does write-ahead logging work?", "explanation"),
         ("In git maintenance's incremental schedule, which tasks run daily rather than hourly?", "list"),
         ("Which tasks are faster than gc?", "comparison"),
+        ("Above what cookie header size does the server start warning?", "number"),
+        ("Can you tell me what indentation width the coding conventions require?", "number"),
         ("Which process handles requests?", None),
     ],
 )
@@ -72,6 +74,8 @@ def test_an_acronym_is_named_only_when_the_question_spells_one() -> None:
     assert asked_for("What does it mean for an object to be hashable?").kind != "expansion"
     referring = "The NTP glossary keeps mentioning a GPSDO. What does that abbreviation stand for?"
     assert asked_for(referring) == Asked("expansion", "GPSDO")
+    assert asked_for("bwdif deinterlacer - what is the name short for?") == Asked("expansion", "bwdif")
+    assert asked_for("DESTDIR: what is the name short for?") == Asked("expansion", "DESTDIR")
 
 
 @pytest.mark.parametrize(
@@ -262,6 +266,7 @@ def test_what_a_name_is_called_is_the_defined_subject() -> None:
         ("A reverse proxy (or gateway), by contrast, appears to the client just like an ordinary web server.", 0.2),
         ("A reverse proxy is called a gateway by some.", 0.1),
         ("A reverse proxy is activated using the ProxyPass directive.", 0.0),
+        ("A reverse proxy is designed to hide the servers behind it.", 0.1),  # what it is for
         ("A reverse proxy is very demanding for the network.", 0.0),
         ("A reverse proxy stipulates that every request passes through one server first.", 0.2),
         ('Requests may pass through a server known as a "reverse proxy" first.', 0.2),
@@ -384,6 +389,24 @@ def test_how_much_by_default_is_not_answered_by_a_switch() -> None:
     switch = "return_message | Type: boolean | Default: false If this is set, a copy of the message is returned."
     assert answer_strength(asked_for(question), switch, question) < ANSWER_FOUND
     assert answer_strength(asked_for(question), "return_size_limit | Default: 100K", question) == 1.0
+
+
+def test_how_many_by_default_is_not_answered_by_a_default_named_mode() -> None:
+    question = "How many parameter sets go into each execute_values() call by default?"
+    mode = "Possible options for executemany_mode include: values_only - this is the default value."
+    assert answer_strength(asked_for(question), mode, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), "The “values” page size defaults to 1000.", question) == 1.0
+    assert answer_strength(asked_for(question), "The default is 'unlimited'.", question) == 1.0
+    listed = "values_only is now the default.\n\n10 - the page size of execute_batch()."
+    assert answer_strength(asked_for(question), listed, question) < ANSWER_FOUND  # the next item's figure
+
+
+def test_how_much_of_a_thing_is_answered_by_a_part_in_words_not_by_a_document_part_number() -> None:
+    question = "If a command in backticks prints several lines, how much of its output is substituted?"
+    first = "Since files are line oriented, only the first line of output from the command will be substituted."
+    assert answer_strength(asked_for(question), first, question) == 1.0
+    example = "In Example 3.5, the output of the command will be substituted before the line is parsed."
+    assert answer_strength(asked_for(question), example, question) < ANSWER_FOUND
 
 
 def test_a_size_is_not_answered_by_a_default_count() -> None:

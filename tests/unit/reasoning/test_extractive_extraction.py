@@ -6,6 +6,7 @@ import pytest
 
 from research_assistant.reasoning.answers import without_premise
 from research_assistant.reasoning.confidence import ANSWER_FOUND
+from research_assistant.reasoning.extractive import extraction
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates, hanging_term
 from research_assistant.reasoning.extractive.extraction import (
     LIST_EXTRA_ITEMS,
@@ -34,6 +35,7 @@ from research_assistant.reasoning.extractive.which import (
     SIBLING_FIT,
     asked_phrase,
     asked_types,
+    entry_owner,
     letter_names,
     names_instance,
     setting_named,
@@ -750,6 +752,29 @@ def test_the_default_of_a_sibling_setting_is_not_judged_an_answer() -> None:
     assert row is not None and row.answer <= SIBLING_FIT < ANSWER_FOUND  # a value, but not the asked one's
 
 
+POOL_PARAMETERS = Passage(
+    source_id="s-pool",
+    title="Connection Pooling",
+    text=(
+        "Parameters\n\n"
+        "pool_size – The size of the pool to be maintained, defaults to 5.\n\n"
+        "max_overflow – The maximum overflow size of the pool. When the number of checked-out connections reaches "
+        "the size set in pool_size, additional connections will be returned up to this limit. It follows that the "
+        "total number of connections the pool will allow is pool_size + max_overflow. Defaults to 10."
+    ),
+)
+
+
+def test_a_value_in_another_parameters_entry_is_that_parameters() -> None:
+    text = POOL_PARAMETERS.text
+    assert entry_owner(text, text.index("It follows")) == "max_overflow"
+    assert entry_owner(text, text.index("The size of")) == "pool_size"
+    assert entry_owner(text, 0) is None  # a heading names no entry
+    question = "What is the default pool_size of the connection pool?"
+    [best, *_] = extract(question, question, [POOL_PARAMETERS])
+    assert best.quote.startswith("pool_size – ")  # not max_overflow's sentence that mentions pool_size twice
+
+
 def test_only_a_question_about_what_a_name_means_takes_its_entry_as_the_answer() -> None:
     question = "In the output of git ls-files -t, what is a file tagged K?"
     found = candidates([LS_FILES])
@@ -1112,6 +1137,19 @@ def test_a_lead_ins_list_of_sentences_ends_at_the_next_sections_title() -> None:
     assert not any("Miscellaneous" in quote for quote in quotes)
 
 
+def test_a_lead_in_is_quoted_with_the_short_line_it_introduces_not_alone() -> None:
+    text = (
+        "Special names\n\nSphinx reserves some document names for its own use; you should not try to create "
+        "documents with these names.\n\nThe special document names (and pages generated for them) are:\n\n"
+        "genindex, modindex, search\n\nThese are used for the general index, the module index and the search page."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    assert any("are:\n\ngenindex, modindex, search" in c.quote for c in found)  # no heading of its own
+    question = "Which document names are reserved, so that I should not create files with them?"
+    quotes = [e.quote for e in extract(question, question, [Passage(source_id="s1", text=text)], limit=3)]
+    assert any("genindex" in quote for quote in quotes)
+
+
 def test_a_heading_that_spells_out_an_abbreviation_is_a_quote_of_its_own() -> None:
     text = (
         "Breaking Threads\n\nThreads can be broken apart.\n\n"
@@ -1122,6 +1160,9 @@ def test_a_heading_that_spells_out_an_abbreviation_is_a_quote_of_its_own() -> No
     assert not any(c.quote == "Breaking Threads" for c in found)
     question = "What does DSN stand for?"
     assert extract(question, question, [Passage(source_id="s1", text=text)])[0].quote.startswith("Delivery Status")
+    numeronym = "Extension internationalization (i18n) and localization (l10n)\n\nNew in version 1.8."
+    question = "What does l10n abbreviate?"
+    assert extract(question, question, [Passage(source_id="s1", text=numeronym)])[0].quote == numeronym.split("\n")[0]
 
 
 def test_a_value_among_an_entrys_fields_is_read_with_the_description_below_them() -> None:
@@ -1248,3 +1289,18 @@ def test_a_counted_place_names_the_numbered_row() -> None:
     assert "7" in names_in("In the clockstats lines, what does the seventh column count?")
     assert "3" in names_in("What does the 3rd field hold?")
     assert not names_in("What is the first step?")
+
+
+def test_the_question_as_asked_keeps_its_nearest_sentence_when_none_reaches_the_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    passage = Passage(source_id="s1", text="Appending i makes a prefix binary. Appending B multiplies by eight.")
+    near = [(0.25, 0.0)]
+    monkeypatch.setattr(extraction, "score_candidates", lambda *args, **kwargs: near + [(0.1, 0.0)] * len(args[3][1:]))
+    question = "How does Ki differ from K?"
+    [kept] = extraction.extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 3, Embedder())
+    assert kept.quote == "Appending i makes a prefix binary."
+    aspect = SubQuestion(id="q2", text="Overview of Ki")
+    assert extraction.extract_evidence(question, aspect, [passage], 3, Embedder()) == []  # an aspect stays empty
+    near[0] = (0.15, 0.0)
+    assert extraction.extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 3, Embedder()) == []

@@ -71,6 +71,8 @@ def test_a_comparison_asks_about_each_side_and_how_they_differ() -> None:
         ("Should I use Poetry or pip-tools for dependency management?", ("Poetry", "pip-tools")),
         ("What is the difference between 'forward first' and 'forward only'?", ("forward first", "forward only")),
         ("What's the practical difference between kadmin and kadmin.local?", ("kadmin", "kadmin.local")),
+        ("In option values, how does a suffix like 'Ki' differ from plain 'K'?", ("Ki", "K")),
+        ("How does a hard link differ from a symbolic link?", ("hard link", "symbolic link")),
     ],
 )
 def test_comparison_sides(question: str, sides: tuple[str, str]) -> None:
