@@ -1,7 +1,7 @@
 """The answer-quality benchmark: research each question of a documentation set and score the report.
 
     python benchmarks/quality/run.py [--sets python,sqlite,git,apache] [--depths quick,standard] [--modes offline,web]
-        [--splits dev,test] [--limit N] [--ids ID,...] [--model PROVIDER:MODEL] [--workdir DIR] [--out FILE]
+        [--splits dev,test,absent] [--limit N] [--ids ID,...] [--model PROVIDER:MODEL] [--workdir DIR] [--out FILE]
 
 Offline mode researches the set's copied pages as a local corpus; web mode serves them on 127.0.0.1 and
 finds them through a fake Tavily backed by an independent BM25 search. Every run happens in this one
@@ -297,13 +297,17 @@ def _names(text: str, allowed: Iterable[str] | None = None) -> list[str]:
     return names
 
 
+SPLITS = ("dev", "test", "absent")
+"""`absent` questions have no answer in their set's pages: what is scored is whether the report admits it."""
+
+
 def parse_options(argv: Sequence[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", type=_names, default=[], help="question sets (default: every set)")
     depths = [d.value for d in Depth]
     parser.add_argument("--depths", type=lambda t: _names(t, depths), default=["quick", "standard"])
     parser.add_argument("--modes", type=lambda t: _names(t, MODES), default=["offline"])
-    parser.add_argument("--splits", type=lambda t: _names(t, ("dev", "test")), default=["dev", "test"])
+    parser.add_argument("--splits", type=lambda t: _names(t, SPLITS), default=list(SPLITS))
     parser.add_argument("--limit", type=int, help="at most N questions per set")
     parser.add_argument("--ids", type=_names, default=[], help="only these question ids")
     parser.add_argument("--model", help="PROVIDER:MODEL for every role (default: the offline extractive reasoner)")
