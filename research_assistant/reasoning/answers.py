@@ -15,7 +15,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from research_assistant.text.figures import DOCUMENT_PART, STANDARD_NAME, counts_asked_thing, has_date, numbers_in
+from research_assistant.text.figures import (
+    DOCUMENT_PART,
+    STANDARD_NAME,
+    counted_thing,
+    counts_asked_thing,
+    has_date,
+    numbers_in,
+)
 from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
@@ -301,6 +308,8 @@ _MEASURED = re.compile(
     r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)",
     re.IGNORECASE,
 )
+_REMARK = re.compile(r"\([^()]*\)")
+"""A parenthesised remark of a question, which the sentence reads the same without."""
 _UNIT_COUNT = re.compile(
     r"\bhow\s+many\s+(?:bytes|bits|octets|characters|chars|digits)\s+"
     r"(?:does|do|did|can|could|will|would|should|must)\s+(?:(?:the|a|an|each|every)\s+)?(?P<thing>[^?,]+)",
@@ -594,6 +603,7 @@ def measured_subject(question: str) -> list[str]:
     of ...' -> database, file, header; 'What is the period of the Mersenne Twister generator?' -> mersenn,
     twister, generat; 'How many bytes does the message length field take?' -> messag, length, field (bytes
     are the unit, not the thing). Up to the first preposition or verb, at most the last three terms."""
+    question = _REMARK.sub(" ", question)  # 'a proxy (frontend, backend or listen section) name': a proxy name
     unit = _UNIT_COUNT.search(question)
     if unit is not None:
         end = _PHRASE_END.search(f" {unit.group('thing')} ")
@@ -676,6 +686,19 @@ def _measures_asked_thing(question: str, text: str) -> float:
         return MEASURED_SUBJECT_FIT
     share = sum(term in present for term in measured) / len(measured)
     return MEASURED_SUBJECT_FIT + (1 - MEASURED_SUBJECT_FIT) * share
+
+
+_COUNTING = re.compile(r"\b(?:number|count)\s+of\b|\bhow\s+many\b|\b(?:unlimited|no limit)\b", re.IGNORECASE)
+
+
+def _counts_something(question: str, text: str) -> bool:
+    """Whether a text can hold the count 'how many X' asks for: it names X or says it counts something ('how
+    many entries to store ... The default value is 1000'). A default that does neither is another thing's: 'the
+    default IP address from 127.0.0.1' for how many threads a server runs. Units are left to the figures."""
+    counted = counted_thing(question)
+    if counted is None or counted.lower() in _NOT_COUNTED:
+        return True
+    return bool(set(terms_of(counted)) & set(terms_of(text))) or _COUNTING.search(text) is not None
 
 
 def _initials(text: str) -> list[tuple[int, str]]:
@@ -833,6 +856,9 @@ _COUNT_OF = re.compile(r"\b(?:number|count) of\b", re.IGNORECASE)
 _SIZE_WORD = re.compile(r"\b(?:size|length|bytes?|octets|kilobytes|megabytes|gigabytes|large|big)\b", re.IGNORECASE)
 """A text that counts things ('the maximum number of original recipients for any message') and never speaks of
 a size gives a count, not how large anything may be."""
+_HOLDS_ITEMS = frozenset(content_terms("cache pool queue backlog history stack"))
+"""Things whose size is how many items they hold: 'the number of templates kept in the cache defaults to 400'
+is the cache's size, where the number of recipients is not a message's."""
 
 
 def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: bool) -> bool:
@@ -884,6 +910,7 @@ def _default_strength(text: str, question: str = "") -> float:
     size = bool(_ASKS_SIZE.search(question)) and not measure
     amount = bool(_ASKS_AMOUNT.search(question))
     counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
+    counted = counted and not _HOLDS_ITEMS & set(measured_subject(question))
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
@@ -892,6 +919,7 @@ def _default_strength(text: str, question: str = "") -> float:
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
+        stated = bool(values)  # a value of any kind: 'disabled by default' is a default, though not a size
         if action or measure or size or amount:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
@@ -899,8 +927,8 @@ def _default_strength(text: str, question: str = "") -> float:
         fitting = [] if counted else [value for value in values if _fits_dimension(window, value, size, measure)]
         if amount:  # 'values_only - this is the default value' is no count
             fitting = [value for value in fitting if _AMOUNT_VALUE.match(value.group().strip("\"'“”‘’`"))]
-        if values and not fitting:
-            continue  # a default of another measure ('Default: 0s' for a size) answers nothing
+        if stated and not fitting:
+            continue  # a default of another measure ('Default: 0s', 'disabled' for a size) answers nothing
         best = max(best, 1.0 if fitting else 0.45)
     return best
 
@@ -935,7 +963,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         return expands(asked.acronym, text)
     if kind == "default":  # 'a default limit of 10 messages' does not say how large a message may be
         strength = _default_strength(text, question)
-        if _counts_instead(question, figures):
+        if _counts_instead(question, figures) or not _counts_something(question, text):
             strength *= MEASURED_SUBJECT_FIT
         asking = asking_part(question)
         listed = _LIST.search(asking) and not _PREPOSED.match(asking)

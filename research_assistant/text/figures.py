@@ -44,12 +44,18 @@ def has_date(text: str) -> bool:
     return bool(_YEAR.search(text) or _MONTH.search(text))
 
 
+def counted_thing(question: str) -> str | None:
+    """The word after 'how many': 'How many worker threads ...?' -> 'worker'."""
+    asked = _HOW_MANY.search(question)
+    return asked.group(1) if asked else None
+
+
 def counts_asked_thing(question: str, quote: str) -> bool:
     """Whether the quote gives a figure for what 'how many X' asks about: '... six lines', '48 low-floor trams'."""
-    asked = _HOW_MANY.search(question)
-    if asked is None:
+    counted = counted_thing(question)
+    if counted is None:
         return False
-    thing = terms_of(asked.group(1))
+    thing = terms_of(counted)
     if not thing:
         return False
     tokens = quote.split()

@@ -246,7 +246,8 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
                 break  # the table the lead-in introduced has ended
             in_table = row
             if (
-                item_words  # what a colon introduces first is its list, not the next section's title
+                # What a colon introduces first is its list, not the next section's title, unless it is code.
+                (item_words or _STATEMENT.search(item.text.strip()))
                 and _is_heading(item, after)
                 and not row
                 and (not _names_term(item.text.strip()) or _titles(item, item_words))

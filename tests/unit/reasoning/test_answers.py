@@ -166,6 +166,23 @@ def test_a_size_in_bytes_is_the_size_of_the_verbs_subject() -> None:
     assert own == 1.0 > other
 
 
+def test_a_parenthesised_remark_is_not_what_the_question_measures() -> None:
+    question = "What is the maximum length of a proxy (frontend, backend or listen section) name?"
+    assert measured_subject(question) == ["proxi", "name"]
+
+
+def test_how_many_by_default_wants_a_count_not_another_things_default() -> None:
+    question = "How many threads does the development server use by default?"
+    address = "Uses IPv6 for the development server. This changes the default IP address from 127.0.0.1 to ::1."
+    size = "This tag indicates the maximum size of the database in megabytes. The default value is 128."
+    assert answer_strength(asked_for(question), address, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), size, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), "It runs 4 threads by default.", question) == 1.0
+    history = "How many commands are kept in the history file by default?"
+    entries = "Set how many entries to store in the history file. The default value is 1000."
+    assert answer_strength(asked_for(history), entries, history) == 1.0
+
+
 def test_a_figure_that_says_it_measures_something_else_is_not_the_asked_measure() -> None:
     question = "How large is the database file header?"
     asked = asked_for(question)
@@ -395,7 +412,8 @@ def test_how_many_by_default_is_not_answered_by_a_default_named_mode() -> None:
     question = "How many parameter sets go into each execute_values() call by default?"
     mode = "Possible options for executemany_mode include: values_only - this is the default value."
     assert answer_strength(asked_for(question), mode, question) < ANSWER_FOUND
-    assert answer_strength(asked_for(question), "The “values” page size defaults to 1000.", question) == 1.0
+    page = "These control how many parameter sets go in each execution. The “values” page size defaults to 1000."
+    assert answer_strength(asked_for(question), page, question) == 1.0
     assert answer_strength(asked_for(question), "The default is 'unlimited'.", question) == 1.0
     listed = "values_only is now the default.\n\n10 - the page size of execute_batch()."
     assert answer_strength(asked_for(question), listed, question) < ANSWER_FOUND  # the next item's figure
@@ -414,6 +432,14 @@ def test_a_size_is_not_answered_by_a_default_count() -> None:
     count = "recipients_max | Type: integer | Default: 50000 — the maximum number of original recipients for a message."
     assert answer_strength(asked_for(size), count, size) < 1.0
     assert answer_strength(asked_for(size), "The default size limit is 50000 bytes.", size) == 1.0
+
+
+def test_the_size_of_a_cache_is_how_many_items_it_holds_and_a_switch_is_no_size() -> None:
+    question = "What is the default size of the template cache?"
+    count = "The maximum number of templates kept in the cache defaults to 400 entries."
+    switch = "The autoescape option decides whether templates are escaped. It is disabled by default."
+    assert answer_strength(asked_for(question), count, question) == 1.0
+    assert answer_strength(asked_for(question), switch, question) == 0.0
 
 
 def test_a_lead_in_with_its_items_on_lines_of_their_own_is_the_list_asked_for() -> None:
