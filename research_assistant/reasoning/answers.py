@@ -192,10 +192,10 @@ _VALUE_TOKEN = re.compile(
     r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
     r"infinite|no limit|unset|yes|no)\b|\bthe same (?:value )?as\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
-    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)"
+    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)|\b[A-Za-z][\w-]+\.[a-z]{2,5}\b"
 )
 """A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name, a control
-key in caret notation ('^]', '^C')."""
+key in caret notation ('^]', '^C'), a file name ('trustedCAs.pem')."""
 _DEFAULT_STATEMENT = re.compile(
     r"\bdefaults? (?:is|are|was|to|of|value|setting|:)|\bby default\b|\bdefault(?:s|ed)? to\b|\bdefault\b[^.;]{0,60}"
     r"\b(?:is|are|of|=)\b|\bif (?:not|no|omitted|unset)\b|\bunless\b|\bwhen (?:not|omitted)\b|\binitially\b",
@@ -814,6 +814,7 @@ _DEFAULT_WORD = re.compile(
 """Where a text states a default: the word, or the condition it holds under ('If the environment variable is not
 initialized, EDITOR will be set to "emacs".')."""
 _NEAR = 80
+_LABEL_END = re.compile(r":\s")
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 
 
@@ -915,6 +916,7 @@ def _default_strength(text: str, question: str = "") -> float:
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         before = _SENTENCE_END.split(text[max(0, match.start() - _NEAR // 2) : match.start()])[-1]
+        before = _LABEL_END.split(before)[-1]  # a field's label is no value ('Effect if unset: Default value ...')
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').

@@ -18,6 +18,9 @@ every page of the Debian manuals the quality benchmark reads), so this reading k
 * comments and processing instructions are strings: counted by `_small`, never read as text;
 * a removed element leaves the text after it (its tail) as a string of its own, so reading with a separator
   still puts one where it was: a dropped element is replaced by an empty marker element that keeps its tail.
+
+One difference is made on purpose: a definition list's field label is read in front of its value
+('Default value: None', `_join_field_labels`), as the page shows them, not as two paragraphs.
 """
 
 from __future__ import annotations
@@ -386,6 +389,34 @@ def _drop_boilerplate(root: Any) -> None:
         parent.replace(element, marker)
 
 
+_FIELD_LABEL = re.compile(r"[^\W\d][\w ./'-]{0,30}:")
+"""A definition list's term that is a field's label ('Default value:', 'Effect if unset:', 'Return type:')."""
+_FIELD_LABEL_WORDS = 4
+
+
+def _join_field_labels(root: Any) -> None:
+    """Put each field label of a definition list in front of its value's first paragraph.
+
+    DocBook's variable lists and Sphinx's field lists write an entry's fields as <dt>Default value:</dt>
+    <dd><p>None</p></dd>; read as blocks of their own, the label and its value are two paragraphs, and the value
+    ('None', 'trustedCAs.pem') reads as a heading over what follows. 'Default value: None' is one line, as the
+    page shows it. Only a label (a few words ending in a colon) is joined: a term ('--depth <n>') heads its
+    description, as before."""
+    for term in list(root.iter("dt")):
+        value = term.getnext()
+        if value is None or value.tag != "dd":
+            continue
+        label = collapse("".join(term.itertext()))
+        if not _FIELD_LABEL.fullmatch(label) or len(label.split()) > _FIELD_LABEL_WORDS:
+            continue
+        first = value[0] if len(value) and not (value.text or "").strip() else None
+        target = first if first is not None and first.tag == "p" else value
+        target.text = f"{label} {target.text or ''}"
+        marker = term.makeelement(_DROPPED)
+        marker.tail = term.tail
+        term.getparent().replace(term, marker)
+
+
 def _text(element: Any, separator: str = "", ruby: bool = True) -> str:
     """`get_text(separator)` after boilerplate is dropped; `ruby`: whether the page has <rt> or <rp> elements,
     whose text is left out (without them, and with scripts and styles dropped, every string is text)."""
@@ -590,6 +621,7 @@ def html_to_text(html: str) -> ExtractedHtml:
     ld = _json_ld(root)
     canonical = _canonical(root, meta)
     _drop_boilerplate(root)
+    _join_field_labels(root)
     ruby = next(root.iter("rt", "rp"), None) is not None
     title = _title(root, meta, ruby)
     return extracted(title, _render(_main_root(root), ruby), meta, ld, canonical)

@@ -251,3 +251,21 @@ def test_a_row_of_navigation_buttons_is_dropped_even_when_its_buttons_lead_withi
         '<p>See <a href="#Globbing">Globbing</a> | <a href="#Filename">Filename Generation</a></p></body></html>'
     )
     assert page.text.split("\n\n") == ["14 Expansion", "See Globbing | Filename Generation"]
+
+
+def test_a_definition_lists_field_label_reads_with_its_value_and_a_term_heads_its_description() -> None:
+    page = (
+        "<html><body><h4>socket-timeout</h4><dl><dt>Default value:</dt><dd><p>None</p></dd>"
+        "<dt>Effect if unset:</dt><dd><p>A default value of 300 seconds\n is used.</p></dd>"
+        "<dt>Return type<span class='colon'>:</span></dt><dd><p>str</p></dd>"
+        "<dt><code>--depth &lt;n&gt;</code></dt><dd><p>Limit the history.</p></dd></dl></body></html>"
+    )
+    blocks = html_to_text(page).text.split("\n\n")
+    assert blocks == [
+        "socket-timeout",
+        "Default value: None",
+        "Effect if unset: A default value of 300 seconds is used.",
+        "Return type: str",
+        "--depth <n>",
+        "Limit the history.",
+    ]

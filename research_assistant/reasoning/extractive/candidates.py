@@ -30,11 +30,12 @@ ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)
 'message_size_limit (default: 10240000)'), which the description under it does not repeat."""
 _ENTRY_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*(?<!:)$")
 _FIELD = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*\S")
-_FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?:\s+\S[^\n]{0,100}$")
+_FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3}:\s+\S[^\n]{0,100}$")
 """A labelled field on a line of its own under a term line ('Grammar: max-cache-ttl <duration>;', 'Blocks: options,
-view', 'Type: integer'): the entry's metadata, not a heading of its own."""
+view', 'Type of value: File name relative to ca-directory'): the entry's metadata, not a heading of its own."""
 _VALUE_FIELD = re.compile(
-    r"^(?:default|maximum|minimum|max|min|range|limit|allowed values|possible values)\s*:\s*\S", re.IGNORECASE
+    r"^(?:default(?: value)?|maximum|minimum|max|min|range|limit|allowed values|possible values)\s*:\s*\S",
+    re.IGNORECASE,
 )
 """A field that holds one of its entry's values ('Default: 2', 'Maximum: 32' under 'thread_pools'): short, but the
 answer to what the entry's default or bounds are."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.reasoning.answers import without_premise
+from research_assistant.reasoning.answers import answer_strength, asked_for, without_premise
 from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive import extraction
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates, hanging_term
@@ -1195,6 +1195,24 @@ def test_a_field_of_an_entrys_values_is_a_candidate_keyed_by_the_entry() -> None
     maximum = next(c for c in found if c.quote == "Maximum: 32")
     assert maximum.heading == "thread_pools" and row_key(maximum) == "thread_pools"
     assert not any(c.quote == "Units: pools" for c in found)  # a unit is no value
+
+
+def test_an_entrys_labelled_fields_are_quoted_under_its_term_and_none_is_a_heading() -> None:
+    """DocBook variable lists, as the reader joins each label to its value: 'Type of value: File name relative to
+    ca-directory' has no full stop but is a field, not the heading of the fields below it."""
+    text = (
+        '7.7.7. trusted-cas-file\n\nSpecifies: The trusted CAs file in ".pem" format.\n\n'
+        "Type of value: File name relative to ca-directory\n\nDefault value: trustedCAs.pem\n\n"
+        "Effect if unset: Default value is used.\n\nNotes: This directive names the file of trusted CAs."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    assert {c.heading for c in found} == {"trusted-cas-file"}
+    default = next(c for c in found if c.quote == "Default value: trustedCAs.pem")
+    question = "What file name does the proxy expect by default for the bundle of trusted CAs?"
+    assert answer_strength(asked_for(question), default.quote, question) == 1.0
+    # The label's 'if unset' says when the default applies; it is not the default's value.
+    unset = "Effect if unset: Default value is used."
+    assert answer_strength(asked_for(question), unset, question) < ANSWER_FOUND
 
 
 PROMPT_ESCAPES = Passage(
