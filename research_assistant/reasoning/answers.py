@@ -814,8 +814,9 @@ _DEFAULT_WORD = re.compile(
 """Where a text states a default: the word, or the condition it holds under ('If the environment variable is not
 initialized, EDITOR will be set to "emacs".')."""
 _NEAR = 80
-_LABEL_END = re.compile(r":\s")
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
+_LABEL_END = re.compile(r":\s")
+"""Where a field's label ends ('Effect if unset: ...'): its words are no value."""
 
 
 _ASKS_ACTION = re.compile(r"\bwhat\s+(?:does|do|will|would|should)\b.+\bdo\b|\bwhat happens\b", re.IGNORECASE)
