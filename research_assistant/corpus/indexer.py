@@ -30,6 +30,7 @@ from pathlib import Path
 
 from research_assistant.concurrency import check_stop
 from research_assistant.corpus.files import check_folder, corpus_id_for, max_file_bytes, scan_folder, too_large
+from research_assistant.corpus.loaders import READING_VERSION
 from research_assistant.corpus.workers import Chunking, Prepared, prepare, process_pool, stop
 from research_assistant.knowledge.chunking import Chunked
 from research_assistant.knowledge.document_cache import DocumentCache
@@ -39,6 +40,7 @@ from research_assistant.text.document import DocumentText
 
 logger = logging.getLogger(__name__)
 
+_READING = f"reading {READING_VERSION}\n".encode()
 _BATCH = 64
 """Documents loaded and indexed together: bounds memory while keeping the embedding batches large."""
 _BATCH_BYTES = 16 * 2**20
@@ -65,8 +67,9 @@ class SyncReport:
 
 
 def _file_hash(path: Path) -> str:
+    """sha256 of the version of the reading and the file's bytes: a file is read again when either changes."""
     with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        return hashlib.file_digest(handle, lambda: hashlib.sha256(_READING)).hexdigest()
 
 
 @dataclass(frozen=True)

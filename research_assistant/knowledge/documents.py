@@ -22,7 +22,9 @@ class StoredDocument(BaseModel):
     locator: str = Field(description="URL or file path.")
     title: str
     text: str
-    content_hash: str = Field(description="sha256 of the raw bytes the text came from.")
+    content_hash: str = Field(
+        description="sha256 of the raw bytes the text came from (a corpus file's after the version of the reading)."
+    )
     fetched_at: str = Field(description="ISO-8601 time the text was obtained.")
     access_method: str = Field(default="local-file", description="How the text was obtained.")
     author: str | None = None

@@ -103,6 +103,17 @@ def test_changing_one_file_re_indexes_just_it(setup: Setup) -> None:
     assert depot_texts and all("52 trams" not in text for text in depot_texts)
 
 
+def test_a_new_way_of_reading_files_reads_every_file_again(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository indexed by an older reading does not keep what it made of the files."""
+    setup.indexer.sync()
+    monkeypatch.setattr("research_assistant.corpus.indexer._READING", b"reading next\n")
+
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged) == (4, 0)
+    assert setup.indexer.sync().unchanged == 4
+
+
 def test_a_missing_cache_entry_is_re_indexed(setup: Setup) -> None:
     setup.indexer.sync()
     overview = source_id_for(locator(setup.corpus / "overview.md"))
