@@ -17,6 +17,7 @@ from research_assistant.reasoning.extractive.sentences import (
     ENDS_SENTENCE,
     Sentence,
     is_informative,
+    is_navigation,
     is_table_row,
     looks_like_code,
     split_sentences,
@@ -120,6 +121,15 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             if valued and not sentence.text.rstrip().endswith(";"):
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
+        if (
+            heading
+            and is_value_field(sentence.text)
+            and not (is_informative(sentence.text) or is_table_row(sentence.text))
+        ):
+            if previous is None or previous.segment != sentence.segment:
+                # A paragraph of fields that opens with the value ('Default: severe (4). Options: --halt.').
+                add(sentence.start, sentence.end, sentence.text, heading, lead)
+            continue
         if is_table_row(sentence.text):
             if previous is None or not is_table_row(previous.text):
                 header_row = sentence.text
@@ -149,8 +159,10 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
         if sentence.end == body_end and not ENDS_SENTENCE.search(sentence.text):
             continue  # ends mid-sentence: the chunk was cut inside it
         start = entry_start if entry_for == position else _context_start(text, sentences, position)
-        add(start, sentence.end, sentence.text, heading, lead)
-        for end in _extensions(text, sentences, position, body_end):
+        extensions = _extensions(text, sentences, position, body_end)
+        if not (extensions and sentence.text.endswith(":")):
+            add(start, sentence.end, sentence.text, heading, lead)  # a lead-in is never quoted without its list
+        for end in extensions:
             # A list is read by its lead-in; two or three sentences by all of them.
             focal = sentence.text if sentence.text.endswith(":") else text[sentence.start : end]
             add(start, end, focal, heading, lead, sentence.end)
@@ -226,7 +238,8 @@ def hanging_term(text: str, start: int) -> str:
 def _is_entry(text: str) -> bool:
     """A short description under a term line, as in definition lists ('%ar' / 'author date, relative'):
     not a sentence, but the whole of what the documentation says about the term."""
-    return len(text) <= _ENTRY_MAX_CHARS and len(words(text)) >= 2 and not looks_like_code(text) and "|" not in text
+    short = len(text) <= _ENTRY_MAX_CHARS and len(words(text)) >= 2
+    return short and not looks_like_code(text) and "|" not in text and not is_navigation(text)
 
 
 def _extensions(text: str, sentences: list[Sentence], position: int, body_end: int) -> list[int]:
@@ -260,6 +273,8 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
                 break  # the lead-in's paragraph goes on: no list follows
             if item.end - item_start > _ITEM_MAX_CHARS:
                 break  # a long paragraph: prose again, the list has ended
+            if item_words and item.text.rstrip().endswith(":") and item.segment != sentence.segment:
+                break  # the next lead-in ('If that does not work, restart it:') opens a list of its own
             terse = len(item_words) >= 2 and max(item_words) <= _TERSE_ITEM_WORDS
             if terse and ENDS_SENTENCE.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
                 break  # a sentence after one-word items ('Fatal' / 'Error' / ...): prose again
@@ -368,10 +383,10 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
 
 def _is_field_line(sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:
     """A labelled field alone on its line ('Tags: server'), not a sentence that happens to start with a label
-    ('Note: the value is read once.')."""
+    ('Note: the value is read once.') nor a lead-in ('Answer: use the purge command:')."""
     alone = all(other is None or other.segment != sentence.segment for other in (previous, following))
     text = sentence.text.strip()
-    return alone and bool(_FIELD_LINE.match(text)) and not re.search(r"[.!?]$", text) and not is_table_row(text)
+    return alone and bool(_FIELD_LINE.match(text)) and not re.search(r"[.!?:]$", text) and not is_table_row(text)
 
 
 def _is_entry_row(sentence: Sentence, previous: Sentence | None, following: Sentence | None) -> bool:

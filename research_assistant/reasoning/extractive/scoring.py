@@ -324,8 +324,13 @@ def candidate_features(
         answered = f"{candidate.heading}\n{candidate.quote}" if read_with_heading else candidate.quote
         answer = answer_strength(asked, answered, sub_question.text)
         sureness = 1.0
-        if query.kind in SHAPED_ANSWERS and asked.kind in (None, query.kind):  # `shape_bonus` knows the subject
+        # 'What is NUT?' asks for an expansion or a definition: 'NUT is a low overhead generic container format.'
+        # answers it, though less surely than the spelled-out name would.
+        defined_acronym = asked.kind == "expansion" and query.kind == "definition"
+        if query.kind in SHAPED_ANSWERS and (asked.kind in (None, query.kind) or defined_acronym):
             shaped = min(1.0, shape / SHAPED_ANSWERS[query.kind])
+            if defined_acronym:
+                shaped = min(shaped, DEFINING_SENTENCE)
             if (
                 query.kind == "definition"
                 and shaped > answer

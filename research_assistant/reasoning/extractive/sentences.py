@@ -211,6 +211,12 @@ def looks_like_code(sentence: str) -> bool:
     return bool(nonspace) and sum(c in _CODE_SYMBOLS for c in nonspace) > 0.1 * len(nonspace)
 
 
+def is_navigation(text: str) -> bool:
+    """Whether the text is a page's navigation ('Table of Contents', 'Skip to content'), never what it is about."""
+    lowered = text.lower()
+    return any(phrase in lowered for phrase in NAVIGATION_PHRASES)
+
+
 def is_informative(sentence: str) -> bool:
     """Whether a sentence can serve as evidence: real prose, not a heading, code, navigation or a question."""
     s = sentence.strip()
@@ -222,8 +228,7 @@ def is_informative(sentence: str) -> bool:
     nonspace = sum(not c.isspace() for c in s)
     if sum(c.isalpha() for c in s) < 0.55 * nonspace or looks_like_code(s):
         return False
-    lowered = s.lower()
-    if any(phrase in lowered for phrase in NAVIGATION_PHRASES) or s.count("|") >= 2 or _BREADCRUMB.search(s):
+    if is_navigation(s) or s.count("|") >= 2 or _BREADCRUMB.search(s):
         return False
     if _REFERENCE.search(s) or s.endswith("?"):
         return False

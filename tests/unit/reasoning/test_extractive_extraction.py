@@ -1289,6 +1289,40 @@ def test_a_spelled_letter_names_the_legend_line_keyed_by_it() -> None:
     assert "'X': Good Xmit" in best.quote
 
 
+def test_a_lead_in_is_quoted_with_what_it_introduces_up_to_the_next_lead_in() -> None:
+    """'...without stopping the daemon:' alone answers no how-to question; the command under it does. A second
+    lead-in opens its own list, and a label in front of a lead-in ('Answer:') does not make it a field line."""
+    text = (
+        "Reloading the data server\n\n"
+        "Depending on your configuration, you may be able to do this without stopping the upsd daemon:\n\n"
+        "upsd -c reload\n\nIf that does not work, just restart it:\n\nupsd -c stop\n\n"
+        "How do I purge all waiting tasks?\n\n"
+        "Answer: You can use the purge command to purge all configured task queues:\n\n$ celery -A proj purge"
+    )
+    quotes = [c.quote for c in candidates([Passage(source_id="s", title="Manual", text=text)])]
+    assert "Depending on your configuration, you may be able to do this without stopping the upsd daemon:" not in quotes
+    assert (
+        "Depending on your configuration, you may be able to do this without stopping the upsd daemon:\n\n"
+        "upsd -c reload"
+    ) in quotes
+    assert not any(q.startswith("Depending") and "restart" in q for q in quotes)
+    assert "If that does not work, just restart it:\n\nupsd -c stop" in quotes
+    answer = "Answer: You can use the purge command to purge all configured task queues:"
+    assert f"{answer}\n\n$ celery -A proj purge" in quotes
+
+
+def test_a_default_that_opens_a_paragraph_of_fields_is_quoted_under_its_entry() -> None:
+    """Docutils writes each setting's fields as one paragraph ('Default: severe (4). Options: --halt.'); the
+    default was no sentence of its own, so the entry's value could never be quoted."""
+    text = (
+        "halt_level\n\nThe threshold at or above which system messages are converted to exceptions, halting "
+        "execution immediately.\n\nDefault: severe (4). Options: --halt, --strict.\n\nid_prefix\n\n"
+        "Prefix prepended to all identifier keys.\n\nNote: see above. Default: none."
+    )
+    found = candidates([Passage(source_id="s", title="Configuration", text=text)])
+    assert [(c.quote, c.heading) for c in found if "Default" in c.quote] == [("Default: severe (4).", "halt_level")]
+
+
 def test_a_lead_in_without_its_items_ranks_below_the_same_words_as_a_statement() -> None:
     """A span ending on its colon promises what it does not hold; the span with its items holds it."""
     question = "What does the name slonik mean?"
@@ -1296,7 +1330,7 @@ def test_a_lead_in_without_its_items_ranks_below_the_same_words_as_a_statement()
     words = "The name slonik has a meaning worth knowing in Russian"
     scores = {}
     for end in (":", "."):
-        passage = Passage(source_id="s", title="slonik", text=f"{words}{end}\n\nThe cluster holds nodes.")
+        passage = Passage(source_id="s", title="slonik", text=f"{words}{end}")  # the chunk ends on the colon
         found = candidates([passage])
         scored = score_candidates(question, sub_question, [passage], found, Embedder())
         scores[end] = next(score for c, (score, _) in zip(found, scored, strict=True) if c.quote.startswith(words))
@@ -1322,3 +1356,21 @@ def test_the_question_as_asked_keeps_its_nearest_sentence_when_none_reaches_the_
     assert extraction.extract_evidence(question, aspect, [passage], 3, Embedder()) == []  # an aspect stays empty
     near[0] = (0.15, 0.0)
     assert extraction.extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 3, Embedder()) == []
+
+
+def test_what_is_an_acronym_is_answered_by_its_definition_when_no_page_spells_it_out() -> None:
+    """'What is NUT?' asks what the thing is as much as what the letters stand for: the format's own description
+    answers it, ahead of the page's title over its table of contents (navigation, never an entry)."""
+    page = Passage(
+        source_id="s",
+        title="NUT",
+        text=(
+            "NUT\n\nTable of Contents\n\n1 Description\n\n2 Modes\n\n3.5 Codecs\n\n1 Description\n\n"
+            "NUT is a low overhead generic container format. It stores audio, video, subtitle and user-defined "
+            "streams in a simple, yet efficient, way.\n\nIt was created by a group of developers in 2003."
+        ),
+    )
+    assert not any("Table of Contents" in c.quote for c in candidates([page]))
+    [best, *_] = extract("What is NUT?", "What is NUT?", [page])
+    assert best.quote.startswith("NUT is a low overhead generic container format.")
+    assert best.answer == pytest.approx(0.75)  # less sure than a spelled-out name would make it
