@@ -153,6 +153,12 @@ whole corpus asks for) the last of them came out differently from one process to
 could read other sources on another run; at 400 they come out the same, for about a millisecond more a search
 (8 ms against 7.5 to 8 ms, medians over the Python manual's 26,512 chunks)."""
 
+BUILD_EF = 50
+"""How many candidates Chroma weighs when it links a new vector into its graph (its default is 100). Storing is
+the serial part of indexing a corpus; at 50 it costs about two thirds of the CPU, and the graph still finds
+99.8% of the exact ten nearest and 98.7% of the hundred (the Python manual's 13,256 chunks, 200 queries, searched
+at `SEARCH_EF`). Set when a collection is made: a repository made before keeps its graph."""
+
 
 def _revision_key(corpus: str) -> str:
     return "rev:" + hashlib.sha1(corpus.encode()).hexdigest()[:12]
@@ -376,7 +382,7 @@ class ResearchRepository:
             return self._client.create_collection(
                 self._name,
                 metadata={MODEL_KEY: self._model},
-                configuration={"hnsw": {"space": "cosine", "ef_search": SEARCH_EF}},
+                configuration={"hnsw": {"space": "cosine", "ef_search": SEARCH_EF, "ef_construction": BUILD_EF}},
                 embedding_function=None,
             )
         collection = self._client.get_collection(self._name, embedding_function=None)

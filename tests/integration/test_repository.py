@@ -11,7 +11,13 @@ from chromadb.config import Settings as ChromaSettings
 
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.embeddings import HashingEmbedding
-from research_assistant.knowledge.repository import SEARCH_EF, RepositoryError, ResearchRepository, collection_name_for
+from research_assistant.knowledge.repository import (
+    BUILD_EF,
+    SEARCH_EF,
+    RepositoryError,
+    ResearchRepository,
+    collection_name_for,
+)
 
 SETTINGS = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
 """The repository's own client settings: Chroma allows one set per folder in a process."""
@@ -235,16 +241,17 @@ def test_large_corpora_are_read_from_chroma_in_pages(
 
 
 def test_vector_search_weighs_enough_candidates_to_come_out_the_same_every_time(tmp_path: Path) -> None:
-    def ef_search() -> int:
+    def setting(key: str = "ef_search") -> int:
         client = chromadb.PersistentClient(path=str(tmp_path / "db"), settings=SETTINGS)
         [collection] = client.list_collections()
-        return int(client.get_collection(collection.name).configuration_json["hnsw"]["ef_search"])
+        return int(client.get_collection(collection.name).configuration_json["hnsw"][key])
 
     ResearchRepository(tmp_path / "db", HashingEmbedding()).add_documents([doc("depot")], "r1")
-    assert ef_search() == SEARCH_EF
+    assert setting() == SEARCH_EF
+    assert setting("ef_construction") == BUILD_EF  # the cheaper graph that keeps indexing fast
     # A repository made before the setting: its collection is searched with it from its next opening on.
     client = chromadb.PersistentClient(path=str(tmp_path / "db"), settings=SETTINGS)
     client.get_collection(client.list_collections()[0].name).modify(configuration={"hnsw": {"ef_search": 100}})
-    assert ef_search() == 100
+    assert setting() == 100
     ResearchRepository(tmp_path / "db", HashingEmbedding())
-    assert ef_search() == SEARCH_EF
+    assert setting() == SEARCH_EF
