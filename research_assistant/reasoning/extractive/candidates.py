@@ -80,8 +80,9 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
 
     Beside each sentence: the sentence with the one after it in the same paragraph (documentation often
     names the thing in one sentence and gives its value in the next: 'Sets the maximum number of
-    connections. The default is 100.'), a lead-in ending in a colon with the list items under it, and
-    every table row, read with the table's header row as its heading.
+    connections. The default is 100.'), a lead-in ending in a colon with the list items under it (instead
+    of the lead-in alone, which promises what it does not hold), and every table row, read with the table's
+    header row as its heading.
     """
     return [candidate for index, passage in enumerate(passages) for candidate in _passage_candidates(index, passage)]
 
