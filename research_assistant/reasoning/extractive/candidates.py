@@ -274,7 +274,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
                 break  # the lead-in's paragraph goes on: no list follows
             if item.end - item_start > _ITEM_MAX_CHARS:
                 break  # a long paragraph: prose again, the list has ended
-            if item_words and item.text.rstrip().endswith(":") and item.segment != sentence.segment:
+            if item_words and item.text.rstrip().endswith(":"):
                 break  # the next lead-in ('If that does not work, restart it:') opens a list of its own
             terse = len(item_words) >= 2 and max(item_words) <= _TERSE_ITEM_WORDS
             if terse and ENDS_SENTENCE.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
