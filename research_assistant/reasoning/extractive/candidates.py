@@ -122,20 +122,16 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             if valued and not sentence.text.rstrip().endswith(";"):
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
-        if (
-            heading
-            and is_value_field(sentence.text)
-            and not (is_informative(sentence.text) or is_table_row(sentence.text))
-        ):
-            if previous is None or previous.segment != sentence.segment:
-                # A paragraph of fields that opens with the value ('Default: severe (4). Options: --halt.').
-                add(sentence.start, sentence.end, sentence.text, heading, lead)
-            continue
         if is_table_row(sentence.text):
             if previous is None or not is_table_row(previous.text):
                 header_row = sentence.text
             elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
                 add(sentence.start, sentence.end, sentence.text, f"{heading} {header_row}".strip(), True, row=True)
+            continue
+        if heading and is_value_field(sentence.text) and not is_informative(sentence.text):
+            if previous is None or previous.segment != sentence.segment:
+                # A paragraph of fields that opens with the value ('Default: severe (4). Options: --halt.').
+                add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
         if lead and is_term_line(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,
