@@ -19,8 +19,9 @@ every page of the Debian manuals the quality benchmark reads), so this reading k
 * a removed element leaves the text after it (its tail) as a string of its own, so reading with a separator
   still puts one where it was: a dropped element is replaced by an empty marker element that keeps its tail.
 
-One difference is made on purpose: a definition list's field label is read in front of its value
-('Default value: None', `_join_field_labels`), as the page shows them, not as two paragraphs.
+Two differences are made on purpose: a definition list's field label is read in front of its value
+('Default value: None', `_join_field_labels`), as the page shows them, not as two paragraphs; and an <aside>
+that Docutils wrote (a topic, a footnote: `ASIDE_CONTENT_CLASSES`) is read as part of the text.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ __all__ = ["BlockWriter", "ExtractedHtml", "collapse", "html_to_text"]
 DROP_TAGS = frozenset(
     ["script", "style", "noscript", "nav", "footer", "aside", "form", "svg", "iframe", "template", "button"]
 )
+ASIDE_CONTENT_CLASSES = frozenset(["topic", "footnote", "footnote-list", "admonition"])
+"""Classes of an <aside> that is part of the text: Docutils (and so Sphinx) writes its topics ('Overview' with
+the definitions of a page's terms), footnotes and some admonitions as <aside>, which elsewhere is a sidebar."""
 DROP_ROLES = frozenset(["navigation", "banner", "contentinfo"])
 DROP_DIV_CLASSES = frozenset(["sphinxsidebar", "related", "footer", "mobile-nav"])
 """Sphinx's sidebars, navigation bars and footer."""
@@ -323,9 +327,11 @@ def _is_boilerplate(tag: Any) -> bool:
     the article holds its title and byline)."""
     name = tag.tag
     get = tag.get
+    value = get("class")
+    if name == "aside" and value and not ASIDE_CONTENT_CLASSES.isdisjoint(_WORDS.findall(value)):
+        name = "div"  # a Docutils topic or footnote: read as a block of the text
     if name in DROP_TAGS or get("role") in DROP_ROLES or get("hidden") is not None:
         return True
-    value = get("class")
     if name not in ("html", "body", "main", "article"):
         ident = get("id")
         if (value and _nav_class(value)) or (ident and NAV_NAME.search(ident.lower())):

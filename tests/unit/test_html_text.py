@@ -269,3 +269,16 @@ def test_a_definition_lists_field_label_reads_with_its_value_and_a_term_heads_it
         "--depth <n>",
         "Limit the history.",
     ]
+
+
+def test_a_docutils_topic_or_footnote_is_text_though_written_as_an_aside() -> None:
+    page = html_to_text(
+        "<html><body><div class='body'><h1>Canvas</h1>"
+        "<aside class='topic'><p class='topic-title'>Overview</p>"
+        "<p>A chord is just like a group but with a callback.</p></aside>"
+        "<aside class='footnote brackets'><p>The header is a group.</p></aside>"
+        "<aside class='sidebar'><p>Related pages</p></aside></div></body></html>"
+    )
+    assert "A chord is just like a group but with a callback." in page.text
+    assert "The header is a group." in page.text
+    assert "Related pages" not in page.text
