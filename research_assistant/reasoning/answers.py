@@ -66,13 +66,13 @@ _CONDITION = re.compile(
 """A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
 ask nothing, so the question's clauses are counted after it."""
 _PREMISE = re.compile(
-    r"^\s*(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)[^?]*?[.;:]\s+"
+    r"^\s*(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)[^?]*?(?:[.;:]\s+|\s*[—–]\s*|\s-\s+)"
     r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
 """A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
-'After a reboot HAProxy refuses to start ... yet. What is the proper fix?'): it sets the scene and asks nothing,
-so what is asked is read from the question after it."""
+'After a reboot HAProxy refuses to start ... yet. What is the proper fix?', 'We package on Windows too — can we
+use ...?'): it sets the scene and asks nothing, so what is asked is read from the question after it."""
 _SECOND_CLAUSE = re.compile(
     r"(?:,|\band)\s+(?:how|what|why|which|who|is|are|can|does|do|"
     r"(?:when|where)(?=\s+(?:is|are|was|were|do|does|did|can|could|will|would|should)\b))\s",
@@ -256,14 +256,28 @@ _ITEM_CHARS = 120
 _CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
 
 
+_OPEN_LEAD_IN = re.compile(r"^(?!(?:what|which|how|who|where|when|why)\b)[A-Z][^|.:;!?\n]*\s(?:is|are|include)$", re.I)
+"""A lead-in that ends on its verb, its complement standing in the block below ('Valid values are' over a list of
+values, 'The format for a pipeline is' over the syntax): not a heading, though as short as one."""
+
+
+def is_lead_in(text: str) -> bool:
+    """Whether a sentence introduces what follows it: it ends in a colon, or on its verb (`_OPEN_LEAD_IN`)."""
+    line = text.strip()
+    return line.endswith(":") or (len(line.split()) >= 3 and bool(_OPEN_LEAD_IN.match(line)))
+
+
 def _lists_items(text: str) -> bool:
-    """Whether the text is a lead-in ending in a colon with at least three items under it, each a short line of
+    """Whether the text is a lead-in (`is_lead_in`) with at least three items under it, each a short line of
     words or names of its own ('Fatal' / 'Error' / ...), not lines of code or of commands.
 
     The lead-in is one paragraph, wrapped or not (plain-text manuals wrap at 80 columns); an item may carry a
     bullet, a closing ';' or ',', and a remark in parentheses ('- periodically check the servers' status (known
     as health checks);'), which are punctuation of prose, not code."""
     lead, colon, rest = text.partition(":\n")
+    if not colon:  # 'Valid values are' / its items
+        lead, colon, rest = text.partition("\n")
+        colon = colon if is_lead_in(lead) else ""
     lines = [_ITEM_PUNCTUATION.sub("", line.strip()) for line in rest.splitlines() if line.strip()]
     if not colon or "\n\n" in lead.strip() or len(lines) < _LISTED_ITEMS:
         return False
@@ -498,8 +512,14 @@ def defined_phrase(question: str, *, named: bool = True) -> str:
     if match is None:
         return ""
     subject = next(group for group in match.groups() if group).split(",")[0]  # '..., as described in X'
-    phrase = _QUALIFIER.split(subject, maxsplit=1)[0].strip(" \"'`‘’“”")
+    quoted = _QUOTED_TERM.search(subject)  # 'the build 'environment'': the term is the quoted word (if a word)
+    term = quoted.group(1) if quoted and content_terms(quoted.group(1)) else _QUALIFIER.split(subject, maxsplit=1)[0]
+    phrase = term.strip(" \"'`‘’“”")
     return _without_category(phrase) if named else phrase
+
+
+_QUOTED_TERM = re.compile(r"(?:^|\s)['\"`‘“]([^'\"`‘’“”]{2,60})['\"`’”](?=$|[\s?.,;:])")
+"""A word or phrase in quotes: what a definition question names as the term ('the build 'environment'')."""
 
 
 def _without_category(phrase: str) -> str:
@@ -514,7 +534,7 @@ def _without_category(phrase: str) -> str:
 
 POINTS_BACK = re.compile(r"(?:this|that|these|those|it|they|them)\b", re.IGNORECASE)
 """Words that open a phrase naming nothing itself ('that event', 'it'): the name stands in the words before."""
-_LAST_NAMED = re.compile(r"\b(?:a|an|the)\s+([\w$%.-]+(?:\s+[\w$%.-]+){0,2}?)\s*[,.;:]?\s*$", re.IGNORECASE)
+_LAST_NAMED = re.compile(r"\b(?:a|an|the)\s+([\w$%.-]+(?:\s+[\w$%.-]+){0,2}?)\s*[,.;:—–-]?\s*$", re.IGNORECASE)
 
 
 def defined_term(question: str) -> str:
@@ -714,9 +734,10 @@ def _initials(text: str) -> list[tuple[int, str]]:
 def _spells(letters: str, words: list[str], hyphenated: Sequence[bool] = ()) -> int:
     """How many of `words`, from the first, spell `letters` by their initials (0 if they do not).
 
-    A word may give more than its initial when the next letters follow in it ('Database' for 'DB'); small
-    words ('of', 'and'), and the second half of a hyphenated word (`hyphenated[i]`: 'Memory-Mapped' gives the M of
-    LMDB), may be skipped once the spelling has begun."""
+    A word may give more than its initial when the next letters follow in it ('Database' for 'DB'), unless it is
+    a small word or a stopword ('mark the' spells no MATE); small words ('of', 'and'), and the second half of a
+    hyphenated word (`hyphenated[i]`: 'Memory-Mapped' gives the M of LMDB), may be skipped once the spelling has
+    begun."""
 
     def match(i: int, j: int) -> int:
         if j == len(letters):
@@ -725,7 +746,8 @@ def _spells(letters: str, words: list[str], hyphenated: Sequence[bool] = ()) -> 
             return 0
         word = words[i].lower()
         if word[0] == letters[j]:
-            for used in range(len(letters) - j, 0, -1):  # the most letters first
+            most = 1 if word in _SMALL_WORDS or word in STOPWORDS else len(letters) - j
+            for used in range(most, 0, -1):  # the most letters first
                 if _in_order(letters[j + 1 : j + used], word[1:]):
                     end = match(i + 1, j + used)
                     if end:
@@ -1002,7 +1024,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             return 1.0  # a lead-in with its items, one per line: the list itself
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
-        return 0.3 if text.rstrip().endswith(":") or _shows_commands(text) else 0.0
+        return 0.3 if is_lead_in(text) or _shows_commands(text) else 0.0
     if kind in ("explanation", "procedure"):
         return 0.5 if _CAUSE.search(text) else 0.0
     return 0.0

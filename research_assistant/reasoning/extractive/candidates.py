@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import expanded_in
+from research_assistant.reasoning.answers import expanded_in, is_lead_in
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import (
     ENDS_SENTENCE,
@@ -80,9 +80,9 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
 
     Beside each sentence: the sentence with the one after it in the same paragraph (documentation often
     names the thing in one sentence and gives its value in the next: 'Sets the maximum number of
-    connections. The default is 100.'), a lead-in ending in a colon with the list items under it (instead
-    of the lead-in alone, which promises what it does not hold), and every table row, read with the table's
-    header row as its heading.
+    connections. The default is 100.'), a lead-in (ending in a colon, or on its verb: 'Valid values are') with
+    the list items under it (instead of the lead-in alone, which promises what it does not hold), and every
+    table row, read with the table's header row as its heading.
     """
     return [candidate for index, passage in enumerate(passages) for candidate in _passage_candidates(index, passage)]
 
@@ -149,7 +149,9 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             section = section if after_heading and run <= _SECTION_RUN else heading
             under_heading = True
             continue
-        if not is_informative(sentence.text) or _is_code_comment(text, sentence, previous, following):
+        introduces = is_lead_in(sentence.text)
+        open_lead_in = introduces and not sentence.text.rstrip().endswith(":")  # 'Valid values are'
+        if not (is_informative(sentence.text) or open_lead_in) or _is_code_comment(text, sentence, previous, following):
             continue
         if sentence.start == body_start and sentence.text[:1].islower():
             continue  # starts mid-sentence: the chunk began inside it
@@ -157,11 +159,11 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             continue  # ends mid-sentence: the chunk was cut inside it
         start = entry_start if entry_for == position else _context_start(text, sentences, position)
         extensions = _extensions(text, sentences, position, body_end)
-        if not (extensions and sentence.text.endswith(":")):
+        if not (introduces and (extensions or open_lead_in)):
             add(start, sentence.end, sentence.text, heading, lead)  # a lead-in is never quoted without its list
         for end in extensions:
             # A list is read by its lead-in; two or three sentences by all of them.
-            focal = sentence.text if sentence.text.endswith(":") else text[sentence.start : end]
+            focal = sentence.text if introduces else text[sentence.start : end]
             add(start, end, focal, heading, lead, sentence.end)
         lead = False
     return found
@@ -241,10 +243,10 @@ def _is_entry(text: str) -> bool:
 
 def _extensions(text: str, sentences: list[Sentence], position: int, body_end: int) -> list[int]:
     """Where the longer spans that start with sentence `position` end: with the next one or two sentences
-    of the same paragraph, or with the items of a list that the sentence introduces with a colon."""
+    of the same paragraph, or with the items of a list that the sentence introduces (`is_lead_in`)."""
     sentence = sentences[position]
     rest = sentences[position + 1 :]
-    if sentence.text.rstrip().endswith(":"):
+    if is_lead_in(sentence.text):
         end, segment, item_start = sentence.end, sentence.segment, sentence.start
         in_table = False
         item_words: list[int] = []
@@ -270,7 +272,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
                 break  # the lead-in's paragraph goes on: no list follows
             if item.end - item_start > _ITEM_MAX_CHARS:
                 break  # a long paragraph: prose again, the list has ended
-            if item_words and item.text.rstrip().endswith(":"):
+            if item_words and is_lead_in(item.text):
                 break  # the next lead-in ('If that does not work, restart it:') opens a list of its own
             terse = len(item_words) >= 2 and max(item_words) <= _TERSE_ITEM_WORDS
             if terse and ENDS_SENTENCE.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
@@ -289,7 +291,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
         if len(words(following.text)) < 3 or looks_like_code(following.text):
             break
         ends.append(following.end)
-        if following.text.rstrip().endswith(":"):  # '... The following levels are available:' and its list
+        if is_lead_in(following.text):  # '... The following levels are available:' and its list
             ends += _extensions(text, sentences, offset, body_end)
             break
     return ends
@@ -375,6 +377,8 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
         return False  # a program's output ('-1.110223e-16'), not an option's term line
     if text[:1].islower() and _COPULA.search(text):
         return False  # a sentence without its full stop ('slonik is Russian for "little elephant"'), not a title
+    if is_lead_in(text):
+        return False  # 'Valid values are': what it introduces follows
     return 0 < len(text.split()) <= _HEADING_MAX_WORDS and not re.search(r"[.!?;,:]$", text)
 
 

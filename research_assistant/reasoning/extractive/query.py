@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import asked_for, without_context, without_framing, without_premise
+from research_assistant.reasoning.answers import (
+    asked_for,
+    defined_term,
+    without_context,
+    without_framing,
+    without_premise,
+)
 from research_assistant.reasoning.extractive.analysis import cached_analysis, classify, expected_answer
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
 from research_assistant.reasoning.extractive.phrases import extract_keywords
@@ -138,8 +144,8 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
     kind = expected_answer(asking)
     if kind is None and asked.kind == "definition":
         kind = "definition"  # 'In the Apache HTTP Server, what is a handler?'
-    if kind == "definition":
-        subject = defined_subject(without_context(asking)) or subject
+    if kind == "definition":  # 'When the manual talks about a backend, what does it mean?' defines 'backend'
+        subject = defined_subject(without_context(asking)) or content_terms(defined_term(sub_question.text)) or subject
     sides = _sides(question, analysis) if analysis.query_type is QueryType.COMPARATIVE else ((), ())
     # A sub-question about one side ('Overview of graceful restart') asks about that side, not for a contrast.
     names_both = all(set(side) & set(sub_terms) for side in sides if side)

@@ -12,6 +12,7 @@ from research_assistant.reasoning.answers import (
     defined_term,
     expanded_in,
     expands,
+    is_lead_in,
     measured_subject,
     without_context,
     without_framing,
@@ -96,6 +97,8 @@ def test_an_expansion_is_found_by_its_initials(acronym: str, text: str) -> None:
 def test_words_that_merely_contain_the_letters_are_no_expansion() -> None:
     assert expands("WAL", "WAL mode is faster for most walking workloads.") == 0.0
     assert expands("TOAST", "The name would not stand the test of time.") == 0.0
+    # A stopword gives its initial only: 'mark the' is no M-A-T-E after 'MATE will'.
+    assert expands("MATE", "If it happens, MATE will mark the Gop as stopped.") == 0.0
 
 
 def test_a_spelling_across_sentences_or_far_from_the_acronym_is_no_sure_expansion() -> None:
@@ -453,6 +456,14 @@ def test_a_lead_in_with_its_items_on_lines_of_their_own_is_the_list_asked_for() 
     assert answer_strength(asked, commands, question) < 1.0
 
 
+def test_a_lead_in_ending_on_its_verb_with_items_under_it_is_the_list_asked_for() -> None:
+    question = "Which character encodings can be chosen with set encoding?"
+    listed = "Valid values are\n  default - the terminal's own\n  koi8r - Unix cyrillic\n  cp1252 - MS Windows"
+    assert answer_strength(asked_for(question), listed, question) == 1.0
+    assert not is_lead_in("What fixtures are")  # a question's words as a heading
+    assert not is_lead_in("Conditional includes")
+
+
 def test_worded_bounds_bound_figures_not_names() -> None:
     """'from Fatal to Info' bounds names; a sentence with two stray figures beside it states no range of values."""
     question = "What values can the log_level parameter be set to?"
@@ -461,6 +472,13 @@ def test_worded_bounds_bound_figures_not_names() -> None:
     assert answer_strength(asked, stray, question) < 1.0
     assert answer_strength(asked, "The log level may be set to values from 1 to 4.", question) == 1.0
     assert answer_strength(asked, "It takes a level between 0 and 4.", question) == 1.0
+
+
+def test_a_statement_set_off_by_a_dash_asks_nothing_of_its_own() -> None:
+    """'We package on Windows too — can we ...?' asks yes or no; the words before the dash set the scene."""
+    assert asked_for("We package on Windows too — can we use the DESTDIR staging trick there?").kind == "yesno"
+    assert asked_for("I run it from cron - does it read my profile?").kind == "yesno"
+    assert defined_term("The pre-commit hook - what does it do?") == "pre-commit hook"
 
 
 def test_a_leading_condition_asks_nothing_of_its_own() -> None:

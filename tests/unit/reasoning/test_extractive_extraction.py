@@ -264,6 +264,25 @@ def test_a_list_question_quotes_the_lead_in_with_its_items() -> None:
     assert "INTEGER. The value is a signed integer." in quote
 
 
+ENCODINGS = (
+    "Encoding\n\n"
+    "The set encoding command selects a character encoding.\n\n"
+    "Valid values are\n\n"
+    "  default     - tells a terminal to use its default encoding\n"
+    "  koi8r       - popular Unix cyrillic encoding\n"
+    "  cp1252      - codepage for MS Windows\n\n"
+    "Generally you must set the encoding before setting the terminal type."
+)
+
+
+def test_a_lead_in_that_ends_on_its_verb_is_quoted_with_its_items_and_heads_nothing() -> None:
+    """'Valid values are' is as short as a heading, but its complement is the block below it."""
+    found = candidates([Passage(source_id="s1", text=ENCODINGS, title="set encoding")])
+    listed = [c for c in found if c.quote.startswith("Valid values are")]
+    assert ["cp1252      - codepage for MS Windows" in c.quote for c in listed] == [True]
+    assert all(c.heading != "Valid values are" for c in found)
+
+
 FORMATS = (
     "Format Characters\n\n"
     "Format characters have the following meaning.\n\n"
@@ -380,6 +399,18 @@ def test_a_question_whose_concepts_hold_no_term_is_scored_without_failing() -> N
     question = "Postfix VERP: stands for what?"
     text = "VERP\n\nVariable Envelope Return Paths (VERP) let a mailing list tell which recipient bounced."
     assert extract(question, question, [Passage(source_id="s1", title="VERP", text=text)])
+
+
+def test_a_definition_question_that_points_back_defines_what_its_first_words_name() -> None:
+    """'..., what exactly does it mean?' defines the term named before it: the glossary entry under it answers."""
+    question = "When the Varnish manual talks about a backend, what exactly does it mean?"
+    assert build_query(question, SubQuestion(id="q1", text=question)).subject == ["backend"]
+    text = (
+        "Varnish Glossary\n\nbackend\n\nThe HTTP server varnishd is caching for. This can be any sort of device that "
+        "handles HTTP requests.\n\nbackend response\n\nThe response specifically served from a backend to varnishd."
+    )
+    quote = _best(question, text, title="Varnish Glossary")
+    assert quote.startswith("The HTTP server varnishd is caching for.")
 
 
 def test_a_statement_before_the_question_sets_the_scene_but_is_not_what_is_asked() -> None:
