@@ -11,11 +11,11 @@
 - consistency: falls with each conflict found between evidence items;
 - certainty: whether the direct answer is in the evidence (see `answer_certainty`). A question that asks
   for a value (a default, a limit, a figure, an expansion) whose value is in no quote gets at most half,
-  so a report that missed its answer never looks sure, and one whose value is only in loosely relevant quotes
-  at most three quarters; a question its reasoner does not count covered (the
-  report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes state; a
-  comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at most
-  `READER_JUDGED_CERTAINTY`; and a question that names something (a capitalised name: 'Redis', 'SMTP') that no
+  so a report that missed its answer never looks sure, and one whose value is only in loosely relevant quotes,
+  or only in the entries of settings it does not ask about, at most three quarters; a question its reasoner does
+  not count covered (the report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes
+  state; a comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at
+  most `READER_JUDGED_CERTAINTY`; and a question that names something (a capitalised name: 'Redis', 'SMTP') that no
   quote, no quote's section and no quoted source's title mentions gets at most half (`unseen_names`).
 
 Nothing here calls a model: the same evidence always gives the same confidence.
@@ -29,7 +29,7 @@ from datetime import date
 
 from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
-from research_assistant.text.tokens import STOPWORDS
+from research_assistant.text.tokens import STOPWORDS, quoted_literals, terms_of
 
 ANSWER_FOUND = 0.75
 """Answer strength at or above which a quote holds the asked-for value."""
@@ -67,6 +67,50 @@ def unseen_names(question: str, evidence: Sequence[Evidence], cited: Sequence[So
     seen = seen.lower()
     names = dict.fromkeys(m.group(1) for m in _ASKED_NAME.finditer(question.strip()))
     return [name for name in names if name.lower() not in STOPWORDS and name.lower() not in seen]
+
+
+_ENTRY_LABEL = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
+"""A parameter's entry opening a quote: 'recycle – Defaults to -1', 'port (int) – the port of the webserver'."""
+_ENTRY_SECTION = re.compile(r"^[\w.\-$%@]+(?:\s+(?:directive|option|parameter|variable|setting))?$", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"^(?:[-$%@]*[a-z]\w*(?:[._\-]\w+)*|[-$%@]*\w+(?:[._\-]\w+)+|[a-z]+[A-Z]\w*)$")
+"""A setting's name: lower case, dotted or joined ('traceback', 'Task.max_retries', 'maxRetries'), not a title."""
+_ASKED_IDENTIFIER = re.compile(r"[-$%@]*[A-Za-z]\w*(?:[._\-]\w+)+|\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[a-z]+[A-Z]\w*\b")
+_NAME_PARTS = re.compile(r"[._\-$%@]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def entry_names(item: Evidence) -> list[str]:
+    """The settings a quote documents: its section's name when that is a setting's ('traceback'), and the name its
+    entry opens with ('recycle – ...')."""
+    names = []
+    section = item.section.strip()
+    if section and _ENTRY_SECTION.match(section):
+        names.append(section.split()[0])
+    if label := _ENTRY_LABEL.match(item.quote):
+        names.append(label.group(1))
+    return [name for name in names if _IDENTIFIER.match(name) and name.lower() != "default"]
+
+
+def states_another_entry(question: str, item: Evidence) -> bool:
+    """Whether a quote gives the value of a setting the question does not ask about: it is a setting's entry
+    whose name the question neither writes nor shares a word with, and it names none of the question's own
+    identifiers. ('Default: disabled (None)' under 'traceback' for the level at which processing stops; 'Maximum
+    number of retries ...' under 'Task.max_retries' for the number of tasks in a chord.)"""
+    names = entry_names(item)
+    if not names:
+        return False
+    asked_letters, asked_terms = _letters(question), set(terms_of(question))
+    for name in names:
+        if _letters(name) in asked_letters or set(terms_of(_NAME_PARTS.sub(" ", name))) & asked_terms:
+            return False
+    quote = _letters(item.quote)
+    if any(_letters(found) in quote for found in _ASKED_IDENTIFIER.findall(question)):
+        return False
+    opening = _letters(item.quote[:40])
+    return not any(_letters(literal) in opening for literal in quoted_literals(question) if _letters(literal))
 
 
 def direct_evidence(plan: ResearchPlan, evidence: Sequence[Evidence]) -> list[Evidence]:
@@ -107,8 +151,8 @@ def answer_certainty(
     """0..1: how surely the evidence holds what the question asks for.
 
     For a value question, 1 when a quote for the question itself states the value and is clearly relevant
-    (`CLEAR_RELEVANCE`), `LOOSE_VALUE_CERTAINTY` when only loosely relevant quotes state one, else
-    `UNSURE_CERTAINTY`.
+    (`CLEAR_RELEVANCE`), `LOOSE_VALUE_CERTAINTY` when only loosely relevant quotes state one or each that does is
+    the entry of a setting the question does not ask about (`states_another_entry`), else `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, surely only the entry under its term, a list under its lead-in), or, when it
     judged none, the question's own coverage score; never below `UNSURE_CERTAINTY`, and for a comparison, a
@@ -126,6 +170,8 @@ def answer_certainty(
         stating = _stating(asked, question, plan, evidence)
         if not stating:
             return min(ceiling, UNSURE_CERTAINTY)
+        if all(states_another_entry(question, item) for item in stating):
+            return min(ceiling, LOOSE_VALUE_CERTAINTY)
         # A quote a model chose for its sub-question is taken as relevant; the extractive reasoner scores each.
         clear = any(e.answer is None or e.score >= CLEAR_RELEVANCE for e in stating)
         return min(ceiling, 1.0 if clear else LOOSE_VALUE_CERTAINTY)

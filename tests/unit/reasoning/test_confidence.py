@@ -161,3 +161,17 @@ def test_a_name_the_question_asks_about_that_no_quote_or_source_mentions_is_not_
     redis = SOURCE.model_copy(update={"title": "Redis configuration"})
     named = confidence_score(question, plan, FULL, [quote], {"s1": redis}, **options)  # type: ignore[arg-type]
     assert elsewhere <= 50 < 80 <= named
+
+
+def test_a_value_stated_only_in_another_settings_entry_is_not_sure() -> None:
+    """The level at which processing stops is not told by the 'traceback' setting's default, however plainly it
+    states one; the entry of the asked setting is."""
+    question = "At what system message level does Docutils stop processing by default?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+
+    def entry(section: str) -> Evidence:
+        quote = "Default: disabled (None) unless Docutils is run programmatically."
+        return _evidence(quote).model_copy(update={"section": section, "score": 0.9})
+
+    assert answer_certainty(question, plan, [entry("traceback")], FULL) == 0.75
+    assert answer_certainty(question, plan, [entry("halt_level")], FULL) == 1.0  # the level's own setting
