@@ -66,13 +66,15 @@ _CONDITION = re.compile(
 """A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
 ask nothing, so the question's clauses are counted after it."""
 _PREMISE = re.compile(
-    r"^\s*(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)[^?]*?(?:[.;:]\s+|\s*[—–]\s*|\s-\s+)"
+    r"^\s*(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
+    r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+))"
     r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
 """A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
 'After a reboot HAProxy refuses to start ... yet. What is the proper fix?', 'We package on Windows too — can we
-use ...?'): it sets the scene and asks nothing, so what is asked is read from the question after it."""
+use ...?'): it sets the scene and asks nothing, so what is asked is read from the question after it. Set off by a
+dash, only a statement about the asker is one: 'privoxy debug level default - what ends up ...?' names its topic."""
 _SECOND_CLAUSE = re.compile(
     r"(?:,|\band)\s+(?:how|what|why|which|who|is|are|can|does|do|"
     r"(?:when|where)(?=\s+(?:is|are|was|were|do|does|did|can|could|will|would|should)\b))\s",

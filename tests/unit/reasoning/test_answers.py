@@ -8,6 +8,7 @@ from research_assistant.reasoning.answers import (
     Asked,
     answer_strength,
     asked_for,
+    asking_part,
     defined_phrase,
     defined_term,
     expanded_in,
@@ -478,7 +479,8 @@ def test_a_statement_set_off_by_a_dash_asks_nothing_of_its_own() -> None:
     """'We package on Windows too — can we ...?' asks yes or no; the words before the dash set the scene."""
     assert asked_for("We package on Windows too — can we use the DESTDIR staging trick there?").kind == "yesno"
     assert asked_for("I run it from cron - does it read my profile?").kind == "yesno"
-    assert defined_term("The pre-commit hook - what does it do?") == "pre-commit hook"
+    assert defined_term("I keep reading about the pre-commit hook — what does it do?") == "pre-commit hook"
+    assert asking_part("privoxy debug level default - what ends up in the log?").startswith("privoxy")  # a topic
 
 
 def test_a_leading_condition_asks_nothing_of_its_own() -> None:
