@@ -258,7 +258,9 @@ _ITEM_CHARS = 120
 _CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
 
 
-_OPEN_LEAD_IN = re.compile(r"^(?!(?:what|which|how|who|where|when|why)\b)[A-Z][^|.:;!?\n]*\s(?:is|are|include)$", re.I)
+_OPEN_LEAD_IN = re.compile(
+    r"^(?!(?:what|which|how|who|where|when|why)\b)[A-Za-z][^|.:;!?\n]*\s(?:is|are|include)$", re.IGNORECASE
+)
 """A lead-in that ends on its verb, its complement standing in the block below ('Valid values are' over a list of
 values, 'The format for a pipeline is' over the syntax): not a heading, though as short as one."""
 
