@@ -279,11 +279,10 @@ def _lists_items(text: str) -> bool:
     bullet, a closing ';' or ',', and a remark in parentheses ('- periodically check the servers' status (known
     as health checks);'), which are punctuation of prose, not code."""
     lead, colon, rest = text.partition(":\n")
-    if not colon:  # 'Valid values are' / its items
-        lead, colon, rest = text.partition("\n")
-        colon = colon if is_lead_in(lead) else ""
+    if not colon:  # a lead-in that ends on its verb: 'Valid values are' / its items
+        lead, _, rest = text.partition("\n")
     lines = [_ITEM_PUNCTUATION.sub("", line.strip()) for line in rest.splitlines() if line.strip()]
-    if not colon or "\n\n" in lead.strip() or len(lines) < _LISTED_ITEMS:
+    if not (colon or is_lead_in(lead)) or "\n\n" in lead.strip() or len(lines) < _LISTED_ITEMS:
         return False
     return all(len(line) <= _ITEM_CHARS and not _CODE_MARK.search(line) for line in lines)
 
