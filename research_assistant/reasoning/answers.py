@@ -66,14 +66,15 @@ _CONDITION = re.compile(
 """A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
 ask nothing, so the question's clauses are counted after it."""
 _PREMISE = re.compile(
-    r"^\s*(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
-    r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+))"
+    r"^\s*(?:(?=(?:when|if)\b)[^?]*?\.\s+|(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
+    r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+)))"
     r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
 """A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
 'After a reboot HAProxy refuses to start ... yet. What is the proper fix?', 'We package on Windows too — can we
-use ...?'): it sets the scene and asks nothing, so what is asked is read from the question after it. Set off by a
+use ...?', 'When I run with --durations, pytest hides very fast tests. What is ...?'): it sets the scene and asks
+nothing, so what is asked is read from the question after it. Set off by a
 dash, only a statement about the asker is one: 'privoxy debug level default - what ends up ...?' names its topic."""
 _SECOND_CLAUSE = re.compile(
     r"(?:,|\band)\s+(?:how|what|why|which|who|is|are|can|does|do|"
@@ -89,26 +90,36 @@ _DEFAULT = re.compile(
     r"|\b(?:settings?|values?|options?|parameters?|configuration|defaults?)\s+(?:are\s+|is\s+|stays?\s+|remains?\s+)?unchanged\b"
     r"|\babsent (?:other |any )?(?:configuration|settings?)\b"
     r"|\bwithout (?:an? |the |any )?[\w-]+(?: [\w-]+)? (?:set|configured|specified|given)\b"
-    r"|\bwithout (?:an? |the |any )?[\w=.-]+ (?:argument|option|setting|parameter|flag)\b"
+    r"|\bwithout (?:an? |the |any )?[\w=.-]+ (?:argument|option|setting|parameter|flag|string)\b"
     r"|\b(?:sets?|specif(?:y|ies)|gives?|configures?|defines?) neither\b[^?]{0,60}\bnor\b"
-    r"|\b(?:i|we) (?:didn't|didn’t|did not|haven't|haven’t|have not) "
-    r"(?:give|set|specify|configure|pass|provide|choose|pick)\b"
-    r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,40}\b(?:configured|specified|set|given|provided|defined)\b"
-    r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b|\bwithout (?:setting|configuring|specifying|changing)\b"
+    r"|\b(?:(?:i|we) (?:didn't|didn’t|did not|haven't|haven’t|have not)|(?:i|we|you) never"
+    r"|(?:and|but) (?:didn't|didn’t|did not|don't|don’t|do not|never)) "
+    r"(?:give|set|specify|configure|pass|provide|choose|pick|touch|change|say)\b"
+    r"|\b(?:if|when|where) (?:no|not|none|nothing)\b[^?]{0,60}\b(?:configured|specified|set|given|provided|defined)\b"
+    r"|\bno [\w-]+(?: [\w-]+)? (?:is|are|was|were) (?:configured|specified|set|given|provided|defined|chosen)\b"
+    r"|\b(?:if|when) (?:omitted|unset|unspecified|left out)\b"
+    r"|\bwithout (?:setting|configuring|specifying|changing|passing|giving|saying)\b"
+    r"|\b(?:if|when|where|and|but)\s+(?:the\s+|its\s+|my\s+)?[\w.=-]+(?:\s+[\w.=-]+)?\s+(?:is|are)(?:n't|n’t|\s+not)\s+"
+    r"(?:set|configured|specified|given|defined|provided)\b|\b(?:if|when)\s+(?:the\s+)?[\w.=-]+\s+(?:is|are)\s+(?:unset|omitted)\b"
     r"|\b(?:(?:if|when) (?:i|you|we|one) (?:do(?:n't|n’t| not)|never)|unless (?:i|you|we|one)) (?:change|set|configure|"
     r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b"
+    r"|\b(?:leave|leaving)\s+(?:it|them|(?:the|its|my|that|this)\s+[\w-]+)\s+alone\b"
+    r"|\bunless\b[^?]{0,40}\b(?:is|are) (?:chosen|picked|selected|specified|given|set|configured|changed)\b"
+    r"|\bstock (?:configuration|config|settings?)\b|\b(?:does|do|will|would)\s+[\w-]+(?:\s+[\w-]+)?\s+assume\b"
     r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b"
     r"|\b(?:leave|leaving|left)\b[^?.;]{0,40}\b(?:empty|blank|unset)\b"
     r"|\b(?:if|when|where) neither\b[^?]{0,80}\bnor\b[^?]{0,60}\b"
     r"(?:says?|sets?|specif(?:y|ies)|gives?|assigns?|provides?|"
     r"defines?|configures?|chooses?|picks?)\b"
-    r"|\bunless (?:i|you|we|one|they) (?:\w+ )?(?:pick|choose|select|specif|override|give|pass|provide|tell)\w*\b"
+    r"|\bunless (?:i|you|we|one|they) (?:\w+ )?(?:pick|choose|select|specif|override|give|pass|provide|tell|chang|"
+    r"configur)\w*\b"
     r"|\b(?:if|when) (?:i|you|we|one|they) (?:have(?:n't|n’t| not)|had(?:n't|n’t| not)|did(?:n't|n’t| not)|"
     r"do(?:n't|n’t| not)|never) (?:\w+ )?(?:pick|chose|choose|select|specif|override|gave|give|pass|provide|"
-    r"told|tell|set)\w*\b",
+    r"told|tell|set|chang|say|said)\w*\b",
     re.I,
 )
-"""'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'How often does it
+"""'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'Which language
+does it assume when language_code is not set?', 'How often does it
 check, if I don't change the setting?', 'If I turn on health checks and don't set an interval, how often ...?', 'If
 neither the headers nor my configuration say how long, how long ...?', 'I leave the port field empty. Which port
 ...?', 'Which paper size, unless I pick another?', 'Which keys, if I haven't picked my own?'"""
@@ -168,7 +179,11 @@ _COMPARISON = re.compile(
     r"rather than|instead of|unlike)\b",
     re.IGNORECASE,
 )
-_CONTRASTED = re.compile(r"\b(?:differ\w*|difference|compare\w*|comparison|versus|vs\.?)\b", re.IGNORECASE)
+_CONTRASTED = re.compile(
+    r"\b(?:differ(?:s|ed|ing)?|differences?|different(?:ly)?\s+(?:from|than|between)|compare\w*|comparison|versus|"
+    r"vs\.?)\b",
+    re.IGNORECASE,
+)
 """Words that ask how two things differ, even when one of them is a default."""
 _DEFINITION = re.compile(
     r"^\s*(?:what|who)\s+(?:exactly\s+|really\s+)?(?:is|are|was|were)\s+(?:exactly\s+|really\s+)?"
@@ -191,13 +206,15 @@ _PROCEDURE = re.compile(
 in my configuration?'."""
 
 _VALUE_TOKEN = re.compile(
-    r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|on|off|enabled|disabled|empty|unlimited|"
+    r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|(?:on|off)(?!\s+(?!by\b)[a-z])|enabled|disabled|"
+    r"empty|unlimited|"
     r"infinite|no limit|unset|yes|no)\b|\bthe same (?:value )?as\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
     r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)|\b[A-Za-z][\w-]+\.[a-z]{2,5}\b"
 )
 """A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name, a control
-key in caret notation ('^]', '^C'), a file name ('trustedCAs.pem')."""
+key in caret notation ('^]', '^C'), a file name ('trustedCAs.pem'). 'on' and 'off' before a word are a
+preposition or a particle ('guessed depending on the input', 'turns off the cache'), not a switch's state."""
 _DEFAULT_STATEMENT = re.compile(
     r"\bdefaults? (?:is|are|was|to|of|value|setting|:)|\bby default\b|\bdefault(?:s|ed)? to\b|\bdefault\b[^.;]{0,60}"
     r"\b(?:is|are|of|=)\b|\bif (?:not|no|omitted|unset)\b|\bunless\b|\bwhen (?:not|omitted)\b|\binitially\b",
@@ -265,10 +282,17 @@ _OPEN_LEAD_IN = re.compile(
 values, 'The format for a pipeline is' over the syntax): not a heading, though as short as one."""
 
 
+_ANNOUNCED = re.compile(r"\b(?:the following|as follows)\b(?!\s+(?:examples?|code|commands?|snippet)\b)", re.IGNORECASE)
+"""A sentence that announces what follows it, whatever its last mark ('Only the following bitrates are supported,
+otherwise ... the nearest valid bitrate.' over '4750' / '5150' / ...); not an example's introduction."""
+
+
 def is_lead_in(text: str) -> bool:
-    """Whether a sentence introduces what follows it: it ends in a colon, or on its verb (`_OPEN_LEAD_IN`)."""
+    """Whether a sentence introduces what follows it: it ends in a colon, or on its verb (`_OPEN_LEAD_IN`), or it
+    announces 'the following' things (`_ANNOUNCED`)."""
     line = text.strip()
-    return line.endswith(":") or (len(line.split()) >= 3 and bool(_OPEN_LEAD_IN.match(line)))
+    open_lead_in = len(line.split()) >= 3 and bool(_OPEN_LEAD_IN.match(line))
+    return line.endswith(":") or open_lead_in or bool(_ANNOUNCED.search(line))
 
 
 def _lists_items(text: str) -> bool:
@@ -841,6 +865,12 @@ initialized, EDITOR will be set to "emacs".')."""
 _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 _LABEL_END = re.compile(r":\s")
+_REPLACES = re.compile(
+    r"\b(?:overrid(?:e|es|ing|den)|replac(?:e|es|ing)|instead of|rather than|other than)\s+"
+    r"(?:(?:the|its|this|their)\s+)?$",
+    re.IGNORECASE,
+)
+"""Words before 'default' that say the value near it is not the default but what replaces it."""
 """Where a field's label ends ('Effect if unset: ...'): its words are no value."""
 
 
@@ -859,11 +889,22 @@ _HOW_LONG = re.compile(
 )
 """A question that asks for a time: how long, how often, at what interval."""
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
+_ASKS_THING = re.compile(
+    r"\b(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|will|would|can|happens|value|values|setting|settings|"
+    r"state|option|options|behaviou?r)\b)[a-z]+\b",
+    re.IGNORECASE,
+)
+"""'Which port ...?', 'What output file name ...?': a question for a thing, which a switch's state ('The debugger is
+enabled by default') is not; 'What is the default ...?' or 'What value ...?' may be answered by one."""
 _AMOUNT_VALUE = re.compile(r"\d|(?:zero|one|two|three|four|five|ten|unlimited|infinite|no limit|the same)\b", re.I)
 """A value token that can be an amount: a figure, a number word, no limit; not a name or a quoted word."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 """Where a sentence ends, on one line or at a paragraph's end ('... the default.\n\nNone - ...')."""
-_ASKS_AMOUNT = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
+_ASKS_AMOUNT = re.compile(
+    r"\bhow\s+(?:much|many)\b|\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:port|number|percentage)s?\b",
+    re.IGNORECASE,
+)
+"""How much, how many, or which of a thing that is a figure ('Which port ...?'): a name ('HTML') is no answer."""
 _ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)
 _FIGURE_UNIT = re.compile(r"\d[\d,.]*\s?([A-Za-z]*)")
 _DURATION_UNIT = re.compile(r"^(?:[mu]?s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|months?|years?)$")
@@ -936,6 +977,7 @@ def _default_strength(text: str, question: str = "") -> float:
     measure = bool(_HOW_LONG.search(question))
     size = bool(_ASKS_SIZE.search(question)) and not measure
     amount = bool(_ASKS_AMOUNT.search(question))
+    thing = bool(_ASKS_THING.search(question))
     counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
     counted = counted and not _HOLDS_ITEMS & set(measured_subject(question))
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
@@ -943,12 +985,14 @@ def _default_strength(text: str, question: str = "") -> float:
     for match in _DEFAULT_WORD.finditer(text):
         before = _SENTENCE_END.split(text[max(0, match.start() - _NEAR // 2) : match.start()])[-1]
         before = _LABEL_END.split(before)[-1]  # a field's label is no value ('Effect if unset: Default value ...')
+        if _REPLACES.search(before):
+            continue  # 'overrides the default delay to retry after 1 minute': the value replaces the default
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
         stated = bool(values)  # a value of any kind: 'disabled by default' is a default, though not a size
-        if action or measure or size or amount:
+        if action or measure or size or amount or thing:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
@@ -977,11 +1021,16 @@ def _limit_with_figure(text: str, asked_numbers: set[str]) -> bool:
     return any(abs(i - j) <= 1 for i in stated for j in figured)
 
 
+_NOTE_MARK = re.compile(r"\[\d{1,3}\]")
+"""A footnote's or a citation's mark ('... (if it exists). [4]'): no figure of what the text states."""
+
+
 def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     """How clearly `text` holds an answer of the asked kind, 0..1 (0 when the kind is unknown)."""
     kind = asked.kind
     if kind is None:
         return 0.0
+    text = _NOTE_MARK.sub(" ", text)
     asked_numbers = set(numbers_in(question))
     # A version is the figure asked for only when the question asks for one ('the oldest version it works with').
     versions_asked = _VERSION_ASKED.search(question) is not None

@@ -42,9 +42,23 @@ _VALUE_FIELD = re.compile(
 answer to what the entry's default or bounds are."""
 
 
+_DEFAULT_NOTE_LINE = re.compile(
+    r"^[^\S\n]*[^\s()]+(?:[^\S\n]+[^\s()]+){0,3}[^\S\n]+\(default(?:s to|:)?[^\S\n]*[^()\s][^()\n]{0,40}\)[^\S\n]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""An entry's term line that ends on its default in parentheses, as help files head an option's description
+("'updatetime' 'ut'  number  (default 4000)"): the line that gives the option's default, and what the
+description under it is about."""
+
+
 def is_value_field(text: str) -> bool:
     """Whether the text is a field that holds one of its entry's values ('Default: 2', 'Maximum: 32')."""
     return bool(_VALUE_FIELD.match(text.strip()))
+
+
+_GLOSSARY_TERM = re.compile(r"^[a-z][a-z-]*(?: [a-z][a-z-]*){1,3}$")
+"""A glossary's term of a few lower-case words ('concrete model'), whose entry may be a short phrase ('A non-abstract
+(abstract=False) model.') that is no sentence but all the glossary says of it."""
 
 
 _DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
@@ -128,12 +142,23 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
                 add(sentence.start, sentence.end, sentence.text, f"{heading} {header_row}".strip(), True, row=True)
             continue
+        if note := _DEFAULT_NOTE_LINE.search(sentence.text):
+            heading = section = note.group().split()[0]  # the term it opens with heads its description
+            lead = True
+            add(sentence.start, sentence.end, sentence.text, heading, lead)
+            continue
         if heading and is_value_field(sentence.text) and not is_informative(sentence.text):
             if previous is None or previous.segment != sentence.segment:
                 # A paragraph of fields that opens with the value ('Default: severe (4). Options: --halt.').
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
-        if lead and is_term_line(heading) and _is_entry(sentence.text) and not is_informative(sentence.text):
+        glossary = _GLOSSARY_TERM.match(heading) is not None and previous is not None and previous.text == heading
+        if (
+            lead
+            and (is_term_line(heading) or glossary)
+            and _is_entry(sentence.text)
+            and not is_informative(sentence.text)
+        ):
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,
             # relative'), quoted together since the description alone does not say what it describes.
             add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)

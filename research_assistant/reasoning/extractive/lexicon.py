@@ -59,11 +59,17 @@ PRONOUN_STARTS: frozenset[str] = word_set("it this these they that those he she 
 """Sentence openers that lean on the sentence before them."""
 
 NAVIGATION_PHRASES: tuple[str, ...] = _phrases(
-    "table of contents, skip to content, skip to main, jump to navigation, jump to search, navigation menu, "
-    "click here, all rights reserved, cookie policy, accept cookies, privacy policy, terms of use, terms of service, "
-    "sign in, log in to, subscribe to our, back to top, previous topic, next topic, edit on github, edit this page, "
-    "share this, retrieved from, this page was last edited, report a bug, show source"
+    "skip to content, skip to main, jump to navigation, jump to search, navigation menu, all rights reserved, "
+    "cookie policy, accept cookies, subscribe to our, back to top, edit on github, edit this page, "
+    "this page was last edited, show source"
 )
+"""Words that mark a line as a page's navigation or boilerplate wherever they stand in it."""
+NAVIGATION_LABELS: tuple[str, ...] = _phrases(
+    "table of contents, click here, privacy policy, terms of use, terms of service, sign in, log in to, "
+    "previous topic, next topic, share this, retrieved from, report a bug"
+)
+"""Words that mark a line as navigation when it opens with them ('Table of Contents', 'Retrieved from ...'); within
+prose they are prose ('... in the same order as the table of contents.', 'log in to the remote machine')."""
 
 RECENCY_WORDS: tuple[str, ...] = _phrases(
     "latest, recent, recently, current, currently, this year, today, nowadays, newest, up-to-date, up to date, "

@@ -15,17 +15,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, NAVIGATION_PHRASES
+from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, NAVIGATION_LABELS, NAVIGATION_PHRASES
 from research_assistant.text.tokens import words
 
 _LINE = re.compile(r"[^\n]*\n?")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>|#]|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>#]|\|(?![^\s|]+\|)|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
 ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*$""")
 _LEADING_JUNK = re.compile(r"^(?!>>>)(?:[#>*•·▪\-–—+|]+\s+|\d{1,3}[.)]\s+|\[\d{1,3}\]\s*|\[[a-z]\]\s*)+")
 _CODE_START = re.compile(
     r"^(?:>>>|\.\.\.\s|\$\s|#include|def\s|class\s+\w+\s*[(:]|import\s|from\s+\S+\s+import\s|return\s|"
-    r"print\(|[{}\[\]<]|[A-Za-z_][\w.]*\s*=[^=])"
+    r"print\(|[{}\]]|\[(?![A-Z][a-z]+[\s,:])|<(?![\w.*-]+>\s+[A-Za-z][a-z]*\s)|[A-Za-z_][\w.]*\s*=[^=])"
 )
+"""How a line of code opens; not an argument's description ('<timeout> is the time ...') nor a remark in
+brackets ('[Interesting side note: ...')."""
 _CODE_SYMBOLS = frozenset("{}[]()<>=;_\\/*&^%$#@~`|")
 _VERB_SUFFIX = re.compile(r"(?:ed|ing|es|s|ize|ise|ify|ate)$")
 _REFERENCE = re.compile(
@@ -35,6 +37,10 @@ _REFERENCE = re.compile(
 )
 """Lines of a reference list ('^ a b "Reef facts". ... Retrieved 2 September 2023.')."""
 _BREADCRUMB = re.compile(r"[»›]|\s>\s.*\s>\s")
+_NAVIGATION = re.compile(rf"\b(?:{'|'.join(map(re.escape, NAVIGATION_PHRASES))})\b", re.IGNORECASE)
+_NAVIGATION_LABEL = re.compile(rf"^\W*(?:{'|'.join(map(re.escape, NAVIGATION_LABELS))})\b", re.IGNORECASE)
+_COLUMN_BAR = re.compile(r"(?<=\s)\|(?=\s)")
+"""A bar between spaces, as the reader joins a table row's cells ('h | short | 2'); not an operator ('||')."""
 
 _EXTRA_ABBREVIATIONS = ("e.g", "i.e", "cf", "vs", "approx", "al", "fig", "eq", "incl", "resp", "ca", "viz")
 """Abbreviations of technical prose that the news-trained Punkt model does not know."""
@@ -200,8 +206,9 @@ def has_verb(tokens: list[str]) -> bool:
     return any(len(t) > 3 and t.isalpha() and _VERB_SUFFIX.search(t) for t in tokens[1:])
 
 
-_IDENTIFIER_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)|_")
-"""Names written in prose ('its __hash__() method', 'sys.setrecursionlimit()'): not a sign of code."""
+_IDENTIFIER_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)|_|https?://\S+|(?<![\w|])\|[^\s|]+\|(?![\w|])")
+"""Names, addresses and links written in prose ('its __hash__() method', 'sys.setrecursionlimit()', 'found at
+https://...', a help file's link to a tag: 'support for |Lists| in |viminfo|'): not a sign of code."""
 
 
 def looks_like_code(sentence: str) -> bool:
@@ -213,8 +220,7 @@ def looks_like_code(sentence: str) -> bool:
 
 def is_navigation(text: str) -> bool:
     """Whether the text is a page's navigation ('Table of Contents', 'Skip to content'), never what it is about."""
-    lowered = text.lower()
-    return any(phrase in lowered for phrase in NAVIGATION_PHRASES)
+    return bool(_NAVIGATION.search(text) or _NAVIGATION_LABEL.match(text))
 
 
 def is_informative(sentence: str) -> bool:
@@ -228,7 +234,7 @@ def is_informative(sentence: str) -> bool:
     nonspace = sum(not c.isspace() for c in s)
     if sum(c.isalpha() for c in s) < 0.55 * nonspace or looks_like_code(s):
         return False
-    if is_navigation(s) or s.count("|") >= 2 or _BREADCRUMB.search(s):
+    if is_navigation(s) or len(_COLUMN_BAR.findall(s)) >= 2 or _BREADCRUMB.search(s):
         return False
     if _REFERENCE.search(s) or s.endswith("?"):
         return False

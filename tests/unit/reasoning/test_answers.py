@@ -39,6 +39,15 @@ from research_assistant.text.tokens import content_terms
         ("What are the types of affinity a column can have?", "list"),
         ("What kinds of storage can I give the daemon for its cache?", "list"),
         ("Unless configured otherwise, which port is used?", "default"),
+        ("Which document language does it assume when language_code is not set?", "default"),
+        ("Which port does it listen on if the port option isn't given?", "default"),
+        ("How often does the collector gather its data in the stock configuration?", "default"),
+        ("How long does a cached session stay reusable if I leave the setting alone?", "default"),
+        ("My task retries without passing a countdown. How long will it wait before the retry runs?", "default"),
+        ("Which syslog facility does it log to unless a different one is chosen at configure time?", "default"),
+        ("I wrote a forward line with no port. Which port does the proxy assume for the parent?", "default"),
+        ("I convert the file and never pass --documentoptions. Which paper size ends up in the output?", "default"),
+        ("When I run with --durations, fast tests are hidden. What's the least duration shown by default?", "default"),
         ("What's the out-of-the-box value of max_wal_size?", "default"),
         ("What is the meaning of the acronym MVCC?", "expansion"),
         ("What is the meaning of a savepoint?", "definition"),
@@ -68,6 +77,30 @@ from research_assistant.text.tokens import content_terms
 )
 def test_the_kind_of_answer_comes_from_the_wording(question: str, kind: str) -> None:
     assert asked_for(question).kind == kind
+
+
+def test_a_value_that_overrides_the_default_is_not_the_default() -> None:
+    question = "My task calls self.retry() without passing a countdown. How long will it wait before retrying?"
+    overriding = "# overrides the default delay to retry after 1 minute"
+    assert answer_strength(asked_for(question), overriding, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), "The default delay is 3 minutes.", question) == 1.0
+
+
+def test_a_footnote_mark_is_no_value() -> None:
+    question = "Where does it look for configuration files by default?"
+    marked = "Path to a configuration file to read (if it exists). [4] Settings may override defaults."
+    assert answer_strength(asked_for(question), marked, question) < ANSWER_FOUND
+
+
+def test_a_promise_that_something_never_changes_asks_for_no_default() -> None:
+    question = "Which query parameter promises that the database file will never change?"
+    assert asked_for(question).kind != "default"
+
+
+def test_a_statement_opening_with_when_is_a_premise_and_the_question_after_it_is_asked() -> None:
+    question = "When I run with --durations, pytest hides very fast tests. What is the default threshold?"
+    assert asking_part(question) == "What is the default threshold?"
+    assert asking_part("When was Python 3.0 released?") == "When was Python 3.0 released?"
 
 
 def test_an_acronym_is_named_only_when_the_question_spells_one() -> None:
@@ -141,6 +174,20 @@ def test_a_default_needs_its_value_in_the_same_sentence_near_the_word() -> None:
     assert answer_strength(asked, "If no collating function is defined, the collating function defaults to BINARY.")
     vague = "It contains two classes, Decimal and Context. Context wraps the precision and default rounding mode."
     assert answer_strength(asked, vague) < 1.0
+
+
+def test_a_switch_is_no_thing_asked_for_and_on_before_a_word_is_no_switch() -> None:
+    port = "Which port does the development server listen on by default?"
+    enabled = "The debugger is enabled by default when the development server is run in debug mode."
+    assert answer_strength(asked_for(port), enabled, port) == 0.0
+    assert answer_strength(asked_for(port), "By default it listens on port 8080.", port) == 1.0
+    html = "When returning HTML (the default response type), user-provided values must be escaped."
+    assert answer_strength(asked_for(port), html, port) == 0.0  # a port is a figure, not a name
+    flag = "What does log_checkpoints default to?"
+    assert answer_strength(asked_for(flag), "log_checkpoints is on by default.", flag) == 1.0
+    name = "What output file name does it use by default?"
+    guessed = "By default the language is guessed depending on the input file name extension."
+    assert answer_strength(asked_for(name), guessed, name) < ANSWER_FOUND
 
 
 def test_a_plural_of_the_acronym_itself_is_no_expansion() -> None:

@@ -1405,3 +1405,44 @@ def test_what_is_an_acronym_is_answered_by_its_definition_when_no_page_spells_it
     [best, *_] = extract("What is NUT?", "What is NUT?", [page])
     assert best.quote.startswith("NUT is a low overhead generic container format.")
     assert best.answer == pytest.approx(0.75)  # less sure than a spelled-out name would make it
+
+
+def test_a_term_line_that_ends_on_its_default_heads_the_description_and_is_keyed_by_its_term() -> None:
+    """Help files head each option with its names, type and default ("'updatetime' 'ut'  number  (default 4000)"),
+    and link to tags with bars ('see |crash-recovery|'): the head line is the option's default, keyed by its
+    term, and the description under it is read under that term, not the option's above."""
+    text = (
+        "\t\t\t\t\t\t*'updatecount'* *'uc'*\n'updatecount' 'uc'\tnumber\t(default: 200)\n\t\t\tglobal\n"
+        "\tAfter typing this many characters the swap file will be written to\n\tdisk.\n\n\n"
+        "\t\t\t\t\t\t*'updatetime'* *'ut'*\n'updatetime' 'ut'\tnumber\t(default 4000)\n\t\t\tglobal\n"
+        "\tIf this many milliseconds nothing is typed the swap file will be\n"
+        "\twritten to disk (see |crash-recovery|).  Also used for the\n\t|CursorHold| autocommand event.\n"
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    head = next(c for c in found if "(default 4000)" in c.quote)
+    assert head.heading == "'updatetime'" and row_key(head) == "updatetime"
+    described = next(c for c in found if c.quote.startswith("If this many milliseconds"))
+    assert described.heading == "'updatetime'"
+    question = "What is Vim's default 'updatetime' value?"
+    assert answer_strength(asked_for(question), head.quote, question) == 1.0
+
+
+def test_a_sentence_announcing_the_following_things_is_quoted_with_them_whatever_its_last_mark() -> None:
+    text = (
+        "b\n\nSet bitrate in bits per second. Only the following bitrates are supported, otherwise the encoder will "
+        "round to the nearest valid bitrate.\n\n4750\n\n5150\n\n5900\n\n6700\n\n12200\n\ndtx\n\n"
+        "Allow discontinuous transmission (generate comfort noise) when set to 1. The default value is 0 (disabled)."
+    )
+    question = "Which bitrates does the AMR-NB encoder support?"
+    found = candidates([Passage(source_id="s1", text=text)])
+    listed = [c.quote for c in found if c.quote.startswith("Only the following") and "12200" in c.quote]
+    assert listed and answer_strength(asked_for(question), listed[0], question) == 1.0
+
+
+def test_a_glossary_terms_short_entry_is_quoted_with_its_term() -> None:
+    text = (
+        "Glossary\n\nconcrete model\n\nA non-abstract (abstract=False) model.\n\nfield\n\n"
+        "An attribute on a model; a given field usually maps directly to a single database column."
+    )
+    quotes = [c.quote for c in candidates([Passage(source_id="s1", text=text)])]
+    assert "concrete model\n\nA non-abstract (abstract=False) model." in quotes

@@ -86,6 +86,28 @@ def test_real_sentences_are_evidence(sentence: str) -> None:
     assert is_informative(sentence)
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This requires that the chunk data appears in the same order as the table of contents.",
+        "For this example to work, you must be able to log in to the remote machine without a password.",
+        "Due to a misdesign in ASS aspect ratio arithmetic, this is necessary to correctly scale the fonts.",
+        "<timeout> is the time the connection needs to remain idle before TCP starts sending keepalive probes.",
+        "[Well, the truth is, the counter is incremented every time an entry is selected.",
+        "AND and OR lists are sequences of pipelines separated by the control operators '&&' and '||'.",
+        "If this many milliseconds nothing is typed the swap file will be written to disk (see |crash-recovery|).",
+        "An (unofficial) wiki can be found at https://gitlab.com/muttmua/mutt/wikis/home for the curious.",
+    ],
+)
+def test_prose_that_mentions_navigation_words_operators_links_or_placeholders_is_evidence(sentence: str) -> None:
+    assert is_informative(sentence)
+
+
+def test_a_help_files_link_opening_a_line_is_no_list_item() -> None:
+    text = "The swap file is written when this many milliseconds pass.  Also used for the\n|CursorHold| event."
+    assert split_sentences(text)[-1].text == "Also used for the\n|CursorHold| event."
+
+
 def test_a_synopsis_with_alternatives_in_brackets_is_not_a_table_row() -> None:
     assert not is_table_row("prompt [ -p | -h ] [ theme ... ]")
     assert not is_table_row("git [--version | --help] <command>")
