@@ -865,13 +865,13 @@ initialized, EDITOR will be set to "emacs".')."""
 _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 _LABEL_END = re.compile(r":\s")
+"""Where a field's label ends ('Effect if unset: ...'): its words are no value."""
 _REPLACES = re.compile(
     r"\b(?:overrid(?:e|es|ing|den)|replac(?:e|es|ing)|instead of|rather than|other than)\s+"
     r"(?:(?:the|its|this|their)\s+)?$",
     re.IGNORECASE,
 )
 """Words before 'default' that say the value near it is not the default but what replaces it."""
-"""Where a field's label ends ('Effect if unset: ...'): its words are no value."""
 
 
 _ASKS_ACTION = re.compile(r"\bwhat\s+(?:does|do|will|would|should)\b.+\bdo\b|\bwhat happens\b", re.IGNORECASE)

@@ -153,12 +153,8 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
         glossary = _GLOSSARY_TERM.match(heading) is not None and previous is not None and previous.text == heading
-        if (
-            lead
-            and (is_term_line(heading) or glossary)
-            and _is_entry(sentence.text)
-            and not is_informative(sentence.text)
-        ):
+        termed = is_term_line(heading) or glossary  # a definition list's term line, or a glossary's few words
+        if lead and termed and _is_entry(sentence.text) and not is_informative(sentence.text):
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,
             # relative'), quoted together since the description alone does not say what it describes.
             add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)
