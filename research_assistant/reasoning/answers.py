@@ -74,8 +74,8 @@ _PREMISE = re.compile(
 """A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
 'After a reboot HAProxy refuses to start ... yet. What is the proper fix?', 'We package on Windows too — can we
 use ...?', 'When I run with --durations, pytest hides very fast tests. What is ...?'): it sets the scene and asks
-nothing, so what is asked is read from the question after it. Set off by a
-dash, only a statement about the asker is one: 'privoxy debug level default - what ends up ...?' names its topic."""
+nothing, so what is asked is read from the question after it. Set off by a dash, only a statement about the asker is
+one: 'privoxy debug level default - what ends up ...?' names its topic."""
 _SECOND_CLAUSE = re.compile(
     r"(?:,|\band)\s+(?:how|what|why|which|who|is|are|can|does|do|"
     r"(?:when|where)(?=\s+(?:is|are|was|were|do|does|did|can|could|will|would|should)\b))\s",
@@ -119,10 +119,10 @@ _DEFAULT = re.compile(
     re.I,
 )
 """'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'Which language
-does it assume when language_code is not set?', 'How often does it
-check, if I don't change the setting?', 'If I turn on health checks and don't set an interval, how often ...?', 'If
-neither the headers nor my configuration say how long, how long ...?', 'I leave the port field empty. Which port
-...?', 'Which paper size, unless I pick another?', 'Which keys, if I haven't picked my own?'"""
+does it assume when language_code is not set?', 'How often does it check, if I don't change the setting?', 'If I
+turn on health checks and don't set an interval, how often ...?', 'If neither the headers nor my configuration say
+how long, how long ...?', 'I leave the port field empty. Which port ...?', 'Which paper size, unless I pick
+another?', 'Which keys, if I haven't picked my own?', 'How long, if I leave the setting alone?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"oldest|earliest|lowest|highest|fewest|"

@@ -94,10 +94,10 @@ def candidates(passages: list[Passage]) -> list[Candidate]:
 
     Beside each sentence: the sentence with the one after it in the same paragraph (documentation often
     names the thing in one sentence and gives its value in the next: 'Sets the maximum number of
-    connections. The default is 100.'), a lead-in (ending in a colon, or on its verb: 'Valid values are') with
-    the list items under it (instead of the lead-in alone, which promises what it does not hold), and every
-    table row, read with the table's header row as its heading.
-    """
+    connections. The default is 100.'), a lead-in (`is_lead_in`: ending in a colon or on its verb, 'Valid values
+    are', or announcing 'the following' things) with the list items under it (instead of the lead-in alone, which
+    promises what it does not hold), and every table row, read with the table's header row as its heading. An
+    option's term line that ends on its default is quoted and heads the description under it."""
     return [candidate for index, passage in enumerate(passages) for candidate in _passage_candidates(index, passage)]
 
 
