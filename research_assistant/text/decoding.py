@@ -58,11 +58,33 @@ def declared_charset(markup: bytes) -> str | None:
         return None
 
 
-def decode_markup(markup: bytes) -> str:
-    """HTML bytes as text: in the charset the page declares, else as `decode_text` reads them (also when the
-    declaration is wrong). Raises `UnreadableText` like `decode_text`."""
-    declared = declared_charset(markup)
-    if declared:
+_SINGLE_BYTE = re.compile(r"^(?:iso8859-\d+|cp12\d\d|cp\d{3}|koi8-\w|mac-[\w-]+|latin-1|ascii)$")
+"""Codec names (as `codecs.lookup` spells them) of single-byte charsets: Latin-1, Windows code pages, KOI8, ..."""
+
+
+def decode_declared(data: bytes, charset: str | None) -> str | None:
+    """The bytes in the charset a server or a page declares; None when Python does not know it or the bytes do
+    not decode in it.
+
+    A single-byte charset declared over bytes that are valid UTF-8 with characters beyond ASCII is a wrong label
+    (Vim's HTML help says ISO-8859-1 over UTF-8 text, which would read 'Pensjö' as 'PensjÃ¶'): text written in a
+    single-byte charset almost never forms valid UTF-8 sequences, so the bytes are read as UTF-8."""
+    if not charset:
+        return None
+    try:
+        name = codecs.lookup(charset).name
+    except LookupError:
+        return None
+    if _SINGLE_BYTE.match(name) and not data.isascii():
         with suppress(UnicodeDecodeError):
-            return markup.decode(declared)
-    return decode_text(markup)
+            return data.decode("utf-8")
+    with suppress(UnicodeDecodeError):
+        return data.decode(name)
+    return None
+
+
+def decode_markup(markup: bytes) -> str:
+    """HTML bytes as text: in the charset the page declares (`decode_declared`), else as `decode_text` reads
+    them (also when the declaration is wrong). Raises `UnreadableText` like `decode_text`."""
+    text = decode_declared(markup, declared_charset(markup))
+    return text if text is not None else decode_text(markup)

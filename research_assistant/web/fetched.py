@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from research_assistant.text.decoding import decode_declared
 
 PAGE_TYPES = frozenset({"text/html", "application/xhtml+xml", "application/pdf", "text/plain", "text/markdown"})
 """Content types the browse step can read; anything else is skipped with a reason."""
@@ -41,11 +42,9 @@ class FetchedPage:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     def text(self) -> str:
-        """The body decoded with its declared charset, or UTF-8 with replacement."""
-        for encoding in filter(None, (self.charset, "utf-8")):
-            with suppress(LookupError, UnicodeDecodeError):
-                return self.body.decode(encoding)
-        return self.body.decode("utf-8", errors="replace")
+        """The body decoded with its declared charset (`decode_declared`), or UTF-8 with replacement."""
+        text = decode_declared(self.body, self.charset)
+        return text if text is not None else self.body.decode("utf-8", errors="replace")
 
 
 class PageFetcher(Protocol):

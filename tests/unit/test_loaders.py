@@ -136,6 +136,14 @@ def test_html_in_its_declared_legacy_encoding(tmp_path: Path) -> None:
     assert load_file(path).text == "Antonín Dvořák"  # a guess from so little text would say Dvoøák
 
 
+def test_utf8_html_under_a_wrong_single_byte_label_is_read_as_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "syntax.html"
+    page = '<html><head><meta http-equiv="Content-type" content="text/html; charset=ISO-8859-1"></head>'
+    path.write_bytes((page + "<body><p>LPC stands for Lars Pensjö C.</p></body></html>").encode("utf-8"))
+
+    assert load_file(path).text == "LPC stands for Lars Pensjö C."  # not 'PensjÃ¶', as the label would read it
+
+
 def test_pdf_text_is_reflowed_into_paragraphs(tmp_path: Path) -> None:
     path = make_pdf(
         tmp_path / "plan.pdf",

@@ -207,6 +207,14 @@ def test_charset_declared_in_the_page_is_used_when_the_server_sent_none() -> Non
     assert "conseil municipal été" in page.text
 
 
+def test_utf8_page_the_server_labels_latin1_is_read_as_utf8() -> None:
+    html = NEWS_PAGE.replace("council", "conseil municipal été")
+
+    page = extract_page(html_page(html, charset="ISO-8859-1", encoding="utf-8"))
+
+    assert "conseil municipal été" in page.text
+
+
 def test_xhtml_with_an_xml_declaration_is_read_like_html(recwarn: pytest.WarningsRecorder) -> None:
     xhtml = '<?xml version="1.0" encoding="UTF-8"?>\n' + NEWS_PAGE
     page = FetchedPage(url=URL, final_url=URL, status=200, content_type="application/xhtml+xml", body=xhtml.encode())
