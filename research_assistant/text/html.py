@@ -51,9 +51,11 @@ DROP_DIV_CLASSES = frozenset(["sphinxsidebar", "related", "footer", "mobile-nav"
 """Sphinx's sidebars, navigation bars and footer."""
 NAV_NAME = re.compile(
     r"^(?:nav(?:header|footer|bar|igation|links?)?|(?:main|sub)?menu|menubar|breadcrumbs?|pagination|pager)$"
-    r"|breadcrumb"
+    r"|breadcrumb|^index-[a-z]{2}$|^(?:gen|mod)?indextable$"
 )
-"""Class or id of a navigation block: DocBook's navheader and navfooter, menus, breadcrumbs, pagers."""
+"""Class or id of a navigation block: DocBook's navheader and navfooter, menus, breadcrumbs, pagers, and the
+tables of an index, whose every entry is a link to a section (Texinfo's 'index-cp' with 'Libraries : | Add-on
+packages', Sphinx's 'genindextable')."""
 NAV_LABEL = re.compile(r"\b(?:next|previous|prev|up|home|top)\b\s*:?", re.IGNORECASE)
 NAV_WORDS = frozenset({"next", "previous", "prev", "up", "home", "top", "contents", "index"})
 ONLY_SEPARATORS = re.compile(r"^[\s|·•»›«‹/\\,:;\-–—\[\]()<>*]*$")

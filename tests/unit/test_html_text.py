@@ -282,3 +282,16 @@ def test_a_docutils_topic_or_footnote_is_text_though_written_as_an_aside() -> No
     assert "A chord is just like a group but with a callback." in page.text
     assert "The header is a group." in page.text
     assert "Related pages" not in page.text
+
+
+def test_an_index_table_is_navigation_and_a_table_of_content_is_kept() -> None:
+    page = (
+        "<html><body><h2>Add-on packages</h2><p>Use R CMD INSTALL -l to install into a library of your own.</p>"
+        '<table class="index-cp"><tr><th>Index Entry</th><th>Section</th></tr>'
+        '<tr><td><a href="#L">Libraries</a>:</td><td><a href="#A">Add-on packages</a></td></tr></table>'
+        "<table><tr><td>lib.loc</td><td>the library trees to search</td></tr></table></body></html>"
+    )
+    text = html_to_text(page).text
+    assert "Libraries" not in text and "Index Entry" not in text
+    assert "lib.loc | the library trees to search" in text
+    assert "Use R CMD INSTALL -l to install into a library of your own." in text
