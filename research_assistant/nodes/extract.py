@@ -32,7 +32,7 @@ from langgraph.runtime import Runtime
 
 from research_assistant.concurrency import in_thread, limit
 from research_assistant.context import Context
-from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, widen_passages
+from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, sections_headed, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
 from research_assistant.reasoning.answers import Asked, asked_for, defined_term, expanded_in
@@ -111,6 +111,8 @@ async def _extract_one(
     if asked.kind == "expansion":  # an acronym is spelled out once, where retrieval may not look
         spelled = functools.partial(expanded_in, asked.acronym)
         keyed += await asyncio.to_thread(paragraphs_where, spelled, source_ids, text_of)
+    if asked.kind == "definition" and (term := defined_term(sub_question.text)):  # defined atop its section
+        keyed += await asyncio.to_thread(sections_headed, term, source_ids, text_of)
     if not passages and not keyed:
         return Step([])
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)

@@ -27,7 +27,7 @@ from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
-    r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+)?"
+    r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+|name\s+|word\s+)?"
     r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
     r"(?:stand\s+for|short\s+for|abbreviate|mean(?!\s+by\b)|expand\s+to)\b"
     r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for|"
@@ -40,6 +40,8 @@ _ACRONYM_QUESTION = re.compile(
 _REFERRING = frozenset({"that", "this", "it", "these", "those", "name", "term", "word"})
 """A word that points back to an abbreviation the question named before it ('What does that stand for?', 'bwdif
 - what is the name short for?')."""
+_CALLED = re.compile(r"[\"'“‘`]([A-Za-z][A-Za-z0-9]{1,9})[\"'”’`]|\b(?:name|term|word)\s+([A-Za-z][A-Za-z0-9]{1,9})\b")
+"""A word the question quotes or calls a name ("the name 'Docutils'", 'the name bash')."""
 _LEAD_WORD = re.compile(r"[\"'“‘`]?\b([A-Za-z][A-Za-z0-9]{1,9})\b")
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _BARE_ACRONYM = re.compile(
@@ -105,9 +107,13 @@ _DEFAULT = re.compile(
     r"touch|modify)\b[^?]{0,30}\b(?:setting|option|parameter|value|default|it)\b|\bleft (?:unchanged|alone|unset)\b"
     r"|\b(?:leave|leaving)\s+(?:it|them|(?:the|its|my|that|this)\s+[\w-]+)\s+alone\b"
     r"|\bunless\b[^?]{0,40}\b(?:is|are) (?:chosen|picked|selected|specified|given|set|configured|changed)\b"
+    r"|\bwith(?:out)?\s+(?:no|any)\s+(?:(?:special|extra|additional|particular|custom)\s+)?"
+    r"(?:configuration|config|settings?|tuning)\b"
     r"|\bstock (?:configuration|config|settings?)\b|\b(?:does|do|will|would)\s+[\w-]+(?:\s+[\w-]+)?\s+assume\b"
     r"|\bif\b[^?]{0,60}\b(?:do(?:n't|n’t| not)|never) (?:change|set|configure|touch|modify|specify)\b"
     r"|\b(?:leave|leaving|left)\b[^?.;]{0,40}\b(?:empty|blank|unset)\b"
+    r"|\b(?:leave|leaving|left)\s+(?:[\w.=-]+\s+){0,5}?out\b(?!\s+of\s+(?:the\s+)?(?:loop|picture)\b)"
+    r"|\b(?:i|we|you|one)\s+(?:give|pass|set|specify|provide|supply|configure)\s+no\b"
     r"|\b(?:if|when|where) neither\b[^?]{0,80}\bnor\b[^?]{0,60}\b"
     r"(?:says?|sets?|specif(?:y|ies)|gives?|assigns?|provides?|"
     r"defines?|configures?|chooses?|picks?)\b"
@@ -115,18 +121,19 @@ _DEFAULT = re.compile(
     r"configur)\w*\b"
     r"|\b(?:if|when) (?:i|you|we|one|they) (?:have(?:n't|n’t| not)|had(?:n't|n’t| not)|did(?:n't|n’t| not)|"
     r"do(?:n't|n’t| not)|never) (?:\w+ )?(?:pick|chose|choose|select|specif|override|gave|give|pass|provide|"
-    r"told|tell|set|chang|say|said)\w*\b",
+    r"told|tell|set|chang|say|said|configur)\w*\b",
     re.I,
 )
 """'What is the default ...?', and its paraphrases: 'What mode is used if no mode is configured?', 'Which language
 does it assume when language_code is not set?', 'How often does it check, if I don't change the setting?', 'If I
 turn on health checks and don't set an interval, how often ...?', 'If neither the headers nor my configuration say
 how long, how long ...?', 'I leave the port field empty. Which port ...?', 'Which paper size, unless I pick
-another?', 'Which keys, if I haven't picked my own?', 'How long, if I leave the setting alone?'"""
+another?', 'Which keys, if I haven't picked my own?', 'How long, if I leave the setting alone?', 'With no special
+configuration, how long ...?'"""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"oldest|earliest|lowest|highest|fewest|"
-    r"upper bound|lower bound|cap|capacity|at most|up to)\b",
+    r"upper bound|lower bound|cap|capacity|at most|up to(?! date))\b",
     re.IGNORECASE,
 )
 _CAN_REACH = re.compile(
@@ -160,7 +167,9 @@ _LIST = re.compile(
     r"uses|requirements|rules|restrictions|situations|conditions|cases|functions|commands|examples)\b"
     r"|^\s*(?:list|name|enumerate)\b|^\s*(?:the\s+|a\s+)?(?:full\s+|complete\s+)?list\s+of\b"
     r"|^\s*(?:what|which)\s+(?:types|kinds|sorts|categories|classes)\s+of\b"
-    r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s\s+(?:do|does|did|are|were|can|could|should|will|would|may)\b"
+    r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s(?:\s+of\s+[\w-]+)?\s+"
+    r"(?:do|does|did|are|were|can|could|should|will|would|may|"
+    r"must|(?:do|does|did|are|were|ca|could|should|wo|would)n['’]t|cannot)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"
     r"|^\s*which\s+(?!(?:is|was|has|does)\b)[a-z]*[^su\W]s\s+[a-z]+\b"
     r"|^\s*which\s+(?:[\w-]+\s+){1,2}[a-z]*[^su\W]s(?:\s+\([^)]{1,40}\))?\s+"
@@ -224,7 +233,9 @@ _LIMIT_STATEMENT = re.compile(
     r"\b(?:max(?:imum)?|min(?:imum)?|limit(?:ed)?|largest|smallest|longest|at most|at least|up to|no more than|"
     r"no fewer than|not exceed|cannot exceed|can not exceed|exceed|bounded|capped|ceiling|upper|lower|"
     r"or (?:later|newer|higher|above|greater|more|older|earlier|lower|less|fewer)|"
-    r"as (?:large|long|many|much) as)\b",
+    r"as (?:large|long|many|much) as|"
+    r"(?:must|shall|has to|have to|needs? to)(?: not)? be (?:\w+ ){0,4}?"
+    r"(?:less|smaller|fewer|lower|shorter|greater|larger|more|bigger|higher|longer) than)\b",
     re.IGNORECASE,
 )
 _BOUNDS = re.compile(
@@ -311,6 +322,21 @@ def _lists_items(text: str) -> bool:
     return all(len(line) <= _ITEM_CHARS and not _CODE_MARK.search(line) for line in lines)
 
 
+_NAMED_ITEMS = re.compile(
+    r"\b([a-z][\w-]*s)(?:\s+(?:are|include)\s*:?|\s*:)\s+(?:[\w.+#@/-]+(?:\s[\w.+#@/-]+)?,\s+){2,}"
+)
+"""A sentence that names the things it lists before their items ('Available filters are +zonefile, +journal,
++timers, ...', 'The supported formats include json, csv, xml', 'four types of identifiers: hw-address, duid,
+client-id, and circuit-id')."""
+
+
+def _names_its_items(text: str, question: str) -> bool:
+    """Whether the text lists its items under the name of the things the question asks for ('What filters can I
+    give ...?': 'Available filters are +zonefile, +journal, +timers, ...'), not other things' items."""
+    asked = set(terms_of(question))
+    return any(set(terms_of(match.group(1))) <= asked for match in _NAMED_ITEMS.finditer(text))
+
+
 _ITEM_PUNCTUATION = re.compile(r"^(?:[-*•]|\d+[.)])\s+|\s*\([\w\s',.-]*\)|[;,.]+$|\s+(?:and|or)$")
 """A list item's bullet, its remarks in parentheses and its closing punctuation."""
 
@@ -345,7 +371,7 @@ _MEASURE = re.compile(
 _MEASURED = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|small|deep(?:ly)?|high|wide|far|old|often)\s+"
     r"(?:(?:is|are|was|were|does|do|did|can|could|may|must|should|will|would)\s+)?(?:(?:the|a|an)\s+)?(?P<how>[^?,]+)"
-    r"|\bwhat\s+(?:is|are)\s+the\s+(?:[\w-]+\s+){0,3}?"
+    r"|\b(?:what\s+(?:is|are)\s+the|(?:is|are)\s+there\s+(?:a|an|any))\s+(?:[\w-]+\s+){0,3}?"
     r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)",
     re.IGNORECASE,
 )
@@ -364,6 +390,8 @@ _PHRASE_END = re.compile(
     re.IGNORECASE,
 )
 _MEASURED_MAX_TERMS = 3
+_PARTICIPLE_END = re.compile(r"(?<=\w)\s+[a-z]+ed\s*$")
+"""A participle after the measured noun ('the number of tasks allowed'): what is said of it, not its name."""
 MEASURED_SUBJECT_FIT = 0.7
 """The answer strength of a figure in a span that names none of what the question measures ('How large is the
 database file header?' answered by '... begins with the following 16 bytes'): a figure of something else."""
@@ -561,6 +589,8 @@ def _without_category(phrase: str) -> str:
 
 POINTS_BACK = re.compile(r"(?:this|that|these|those|it|they|them)\b", re.IGNORECASE)
 """Words that open a phrase naming nothing itself ('that event', 'it'): the name stands in the words before."""
+_QUOTED_NAME = re.compile(r"(?<!\w)[\"'“‘`]([\w$%.@+-]+(?:\s[\w$%.@+-]+){0,2})[\"'”’`](?!\w)")
+"""A name in quotation marks ("the 'ready' state"): what the question calls it, whatever words surround it."""
 _LAST_NAMED = re.compile(r"\b(?:a|an|the)\s+([\w$%.-]+(?:\s+[\w$%.-]+){0,2}?)\s*[,.;:—–-]?\s*$", re.IGNORECASE)
 
 
@@ -573,16 +603,22 @@ def defined_term(question: str) -> str:
     if not POINTS_BACK.match(phrase):
         return phrase
     lead = without_context(question)[: -len(asking)] if asking else ""
+    if quoted := _QUOTED_NAME.findall(lead):
+        return str(quoted[-1])  # "keymgr shows a KSK in the 'ready' state. What does that state mean?"
     named = _LAST_NAMED.search(lead)
     return _without_category(named.group(1).rstrip(".,;:")) if named else ""
 
 
 def _named_before(lead: str) -> str:
     """The abbreviation a question names before it asks what that stands for: the last in capitals ('GPSDO'),
-    else the shortest other word ('bwdif deinterlacer - what is the name short for?'): abbreviations are short."""
+    else the last one it quotes or calls a name ("Where does the name 'Docutils' come from - what is it short
+    for?"), else the shortest other word ('bwdif deinterlacer - what is the name short for?'): abbreviations are
+    short."""
     if capitals := _CAPITALS.findall(lead):
         return str(capitals[-1])
-    words_ = [w for w in _LEAD_WORD.findall(lead) if w.lower() not in STOPWORDS]
+    if called := [next(word for word in match.groups() if word) for match in _CALLED.finditer(lead)]:
+        return called[-1]
+    words_ = [w for w in _LEAD_WORD.findall(lead) if w.lower() not in STOPWORDS | _REFERRING]
     return min(words_, key=len) if words_ else ""
 
 
@@ -661,7 +697,7 @@ def measured_subject(question: str) -> list[str]:
         return []
     phrase = f" {match.group('how') or match.group('of')} "
     end = _PHRASE_END.search(phrase)
-    head = phrase[: end.start()] if end else phrase
+    head = _PARTICIPLE_END.sub("", phrase[: end.start()] if end else phrase)  # 'tasks allowed': tasks
     return content_terms(head)[-_MEASURED_MAX_TERMS:]  # the head noun ends an English noun phrase
 
 
@@ -715,6 +751,10 @@ def _counts_instead(question: str, text: str) -> bool:
     return not [n for n in numbers_in(_figures_of_other_things(measured, text, question)) if n not in asked]
 
 
+_NUMBER_OF = re.compile(r"\b(?:number|count)\s+of\s+(?:the\s+)?([a-z][\w-]*)", re.IGNORECASE)
+"""What a count counts: 'the number of tasks', 'Maximum number of retries'."""
+
+
 def _measures_asked_thing(question: str, text: str) -> float:
     """How much of what the question measures the span names: a factor from `MEASURED_SUBJECT_FIT` to 1.
 
@@ -724,6 +764,9 @@ def _measures_asked_thing(question: str, text: str) -> float:
     measured = measured_subject(question)
     if not measured:
         return 1.0
+    counted = [set(terms_of(match.group(1))) for match in _NUMBER_OF.finditer(text)]
+    if _NUMBER_OF.search(question) and counted and not any(terms & set(measured) for terms in counted):
+        return MEASURED_SUBJECT_FIT  # 'Maximum number of retries ...' for the number of tasks in a chord
     asked_numbers = set(numbers_in(question))
     figures = _figures_of_other_things(measured, _VERSION.sub(" ", text), question)
     if not [n for n in numbers_in(figures) if n not in asked_numbers]:
@@ -832,6 +875,8 @@ def expands(acronym: str, text: str) -> float:
             continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms')
         if any(letters in word.lower() for word in phrase) or _SENTENCE_END.search(text, first, last):
             continue  # words built on the abbreviation, or across sentences ('... the default. Note' for DANE)
+        if "".join(phrase).lower() == letters:
+            continue  # the name spelled another way ('not "DocUtils" or "Doc-Utils"'), not spelled out
         near = any(_joined(text, at, len(acronym), first, last) for at in named)
         best = max(best, 1.0 if phrase[0][:1].isupper() or near else 0.6)
         if best == 1.0:
@@ -850,8 +895,11 @@ def _joined(text: str, at: int, length: int, first: int, last: int) -> bool:
 
 
 def expanded_in(acronym: str, text: str) -> bool:
-    """Whether `text` uses the acronym and spells it out ('... TOAST (The Oversized-Attribute Storage Technique)')."""
-    return re.search(rf"\b{re.escape(acronym)}s?\b", text) is not None and expands(acronym, text) == 1.0
+    """Whether `text` uses the acronym and spells it out ('... TOAST (The Oversized-Attribute Storage Technique)');
+    an acronym asked in lower case is found in any case ('bash' in 'Bash is ... an acronym for the Bourne-Again
+    SHell'), one in capitals only as written ('FATE', not 'fate')."""
+    flags = 0 if sum(c.isupper() for c in acronym) >= 2 else re.IGNORECASE
+    return re.search(rf"\b{re.escape(acronym)}s?\b", text, flags) is not None and expands(acronym, text) == 1.0
 
 
 _DEFAULT_WORD = re.compile(
@@ -888,6 +936,16 @@ _HOW_LONG = re.compile(
     re.IGNORECASE,
 )
 """A question that asks for a time: how long, how often, at what interval."""
+_TIMED = re.compile(
+    r"(?:\d|\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty))\s*-?\s*"
+    r"(?:[mun]?s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|months?|years?|"
+    r"(?:milli|micro|nano)seconds?|characters?|chars?|bytes?|octets?|digits?|letters?)\b",
+    re.IGNORECASE,
+)
+"""A figure with the unit of a time, or of a length ('24 hours', 'six weeks', '5.722 secs', '26 characters')."""
+UNTIMED_FIT = 0.4
+"""The answer strength, for a question asking how long or how often, of a span whose figures carry no unit of
+time or length: an option's code or a count ('elapsed-time | 8 | ...') is no duration."""
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
 _ASKS_THING = re.compile(
     r"\b(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|will|would|can|happens|value|values|setting|settings|"
@@ -965,6 +1023,11 @@ def _names_asked(value: str, asked_words: set[str]) -> bool:
     return not any(c.isdigit() for c in name) and name in asked_words
 
 
+_UNFILLED = re.compile(r"^\W*(?:(?:is|are|value(?:\s+is)?|to|of)\s+|=\s*)?[\"'`]?@[A-Za-z_][\w.-]*@")
+"""A default given as a build system's placeholder that was never substituted ('default is @conf_mapsize@ MiB',
+as autoconf writes '@sysconfdir@'): the manual names no value."""
+
+
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
@@ -988,6 +1051,9 @@ def _default_strength(text: str, question: str = "") -> float:
         if _REPLACES.search(before):
             continue  # 'overrides the default delay to retry after 1 minute': the value replaces the default
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
+        if _UNFILLED.match(after):
+            best = max(best, 0.45)  # 'default is @conf_mapsize@ MiB': the build never filled the value in
+            continue
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
@@ -1061,6 +1127,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
     if kind == "number":
         if any(n not in ("0", "1") for n in new_numbers):
+            if _HOW_LONG.search(question) and not _TIMED.search(figures):
+                return UNTIMED_FIT  # 'elapsed-time | 8 | ... how long they have been trying' for how long
             if _HOW_MANY.search(question) and not _UNIT_COUNT.search(question):
                 return 1.0 if counts_asked_thing(question, text) else 0.7
             return _measures_asked_thing(question, text)
@@ -1072,8 +1140,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "yesno":
         return 0.6 if _POLARITY.search(text) else 0.0
     if kind == "list":
-        if _lists_items(text):
-            return 1.0  # a lead-in with its items, one per line: the list itself
+        if _lists_items(text) or _names_its_items(text, question):
+            return 1.0  # a lead-in with its items, one per line, or the asked things named with theirs
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
         return 0.3 if is_lead_in(text) or _shows_commands(text) else 0.0

@@ -3,7 +3,7 @@ boundary is still read."""
 
 from __future__ import annotations
 
-from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, widen_passages
+from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, sections_headed, widen_passages
 from research_assistant.schemas import Passage
 
 DOCUMENT = (
@@ -108,3 +108,17 @@ def test_the_paragraphs_a_test_accepts_become_passages_that_are_exact_spans() ->
     ]
     assert document[found[0].start :].startswith(found[0].text)
     assert paragraphs_where(lambda paragraph: True, ["missing"], {}.get) == []
+
+
+def test_the_opening_of_a_section_headed_by_a_term_is_a_passage_for_its_definition() -> None:
+    document = (
+        "8.3. Host Reservations\n\nA shared network may hold reservations.\n\n"
+        "8.4. Shared Networks in DHCPv4\n\nDHCP servers use subnet information in two ways. "
+        'This capability is called "shared networks".\n\n'
+        "Shared network settings are inherited."
+    )
+    found = sections_headed("shared network", ["doc"], {"doc": document}.get)
+    assert [p.text.split("\n\n")[0] for p in found] == ["8.4. Shared Networks in DHCPv4"]
+    assert 'called "shared networks"' in found[0].text
+    assert document[found[0].start :].startswith(found[0].text)
+    assert sections_headed("shared net", ["doc"], {"doc": document}.get) == []  # whole words only

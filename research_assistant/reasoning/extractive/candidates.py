@@ -478,8 +478,19 @@ def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
     return sentence.start
 
 
+_NAMES_PREVIOUS = re.compile(
+    r"^\s*(?:this|these|that|those|such)\s+(?:[\w-]+\s+){0,2}(?:is|are)\s+(?:(?:also|often|sometimes|commonly)\s+)?"
+    r"(?:called|known\s+as|referred\s+to\s+as|termed|named)\b",
+    re.IGNORECASE,
+)
+"""'This capability is called "shared networks"': the name of what the sentence before it describes."""
+
+
 def _leans_on_previous(sentence: str) -> bool:
-    """'It is 1000 by default.': a bare pronoun subject that needs the sentence before it."""
+    """'It is 1000 by default.': a bare pronoun subject that needs the sentence before it; 'This capability is
+    called ...': a name given to what the sentence before it says."""
+    if _NAMES_PREVIOUS.match(sentence):
+        return True
     head = words(sentence)[:2]
     if not head or head[0] not in PRONOUN_STARTS:
         return False

@@ -192,9 +192,13 @@ def is_table_row(text: str) -> bool:
     return bool(_ROW.search(_ALTERNATIVES.sub("[]", text)))
 
 
+_QUOTED = re.compile(r"\"[^\"]+\"|“[^”]+”")
+
+
 def _is_title_case(sentence: str) -> bool:
-    """Whether most longer words are capitalized, as in headings ('Installing Python Packages')."""
-    raw = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)
+    """Whether most longer words are capitalized, as in headings ('Installing Python Packages'); words in quotation
+    marks are a name the sentence mentions ('Docutils is short for "Python Documentation Utilities".')."""
+    raw = re.findall(r"[A-Za-z][A-Za-z'-]*", _QUOTED.sub(" ", sentence))
     long_words = [w for w in raw if len(w) > 3]
     return bool(long_words) and sum(w[0].isupper() for w in long_words) >= 0.75 * len(long_words)
 

@@ -58,6 +58,13 @@ from research_assistant.text.tokens import content_terms
         ("How long may mail be delayed, when address verification is turned on?", "limit"),
         ("What is the length of the key, and when was it added?", None),
         ("Without sending a message, how can I check how Exim would route it?", "procedure"),
+        ("If I leave http-host and http-port out of the agent's config, at what URL is it reachable?", "default"),
+        ("Which identifier type does the server use when I don't configure server-id?", "default"),
+        ("Which TTL goes on added records when I give no TTL in the add line?", "default"),
+        ("A client declined it. With no special configuration, how long is the address kept unused?", "default"),
+        ("Which server settings won't take effect on a reload?", "list"),
+        ("What modes of operation does the hook library support?", "list"),
+        ("My schema is now too old. What command brings it up to date?", None),
         ("Which values are permitted for PYTHONHASHSEED?", "range"),
         ("What's the oldest version of Qt I can build against?", "limit"),
         ("How long does a client stay listed, assuming the mru settings are unchanged?", "default"),
@@ -111,6 +118,15 @@ def test_an_acronym_is_named_only_when_the_question_spells_one() -> None:
     assert asked_for(referring) == Asked("expansion", "GPSDO")
     assert asked_for("bwdif deinterlacer - what is the name short for?") == Asked("expansion", "bwdif")
     assert asked_for("DESTDIR: what is the name short for?") == Asked("expansion", "DESTDIR")
+    assert asked_for("What does the name bash stand for?") == Asked("expansion", "bash")
+    quoted = "Where does the name 'Docutils' come from - what is it short for?"
+    assert asked_for(quoted) == Asked("expansion", "Docutils")  # not 'name', nor the shorter 'come'
+
+
+def test_an_acronym_asked_in_lower_case_is_found_spelled_out_in_any_case() -> None:
+    text = "Bash is the shell. The name is an acronym for the 'Bourne-Again SHell', a pun on Stephen Bourne."
+    assert expanded_in("bash", text)
+    assert not expanded_in("WAL", "Enable the wal file first: the write-ahead log.")  # capitals as written
 
 
 @pytest.mark.parametrize(
@@ -193,6 +209,10 @@ def test_a_switch_is_no_thing_asked_for_and_on_before_a_word_is_no_switch() -> N
 def test_a_plural_of_the_acronym_itself_is_no_expansion() -> None:
     assert expands("MPM", "For the prefork MPMs, this directive sets the maximum.") == 0.0
     assert expands("MPM", "Apache supports Multi-Processing Modules (MPMs).") == 1.0
+
+
+def test_the_name_spelled_another_way_is_no_expansion() -> None:
+    assert expands("Docutils", 'Please note that the name is "Docutils", not "DocUtils" or "Doc-Utils".') == 0.0
 
 
 def test_a_figure_of_something_other_than_the_measured_thing_answers_less() -> None:
@@ -627,6 +647,7 @@ def test_a_definition_asked_of_it_is_asked_of_the_thing_named_before() -> None:
     assert defined_term(question) == "backend"
     assert defined_term("I keep seeing the word slonik; what is it?") == "slonik"
     assert defined_term("In HAProxy, what is a converter?") == "converter"
+    assert defined_term("keymgr shows a KSK in the 'ready' state. What does that state mean?") == "ready"
 
 
 def test_whether_there_is_a_limit_asks_for_the_limit() -> None:
@@ -697,3 +718,36 @@ def test_a_version_is_the_figure_when_the_question_asks_for_one() -> None:
     assert (
         answer_strength(asked_for(question), "Mixmaster support is for mixmaster version 2.04 or later.", question) == 1
     )
+
+
+def test_a_sentence_naming_the_asked_things_before_their_items_is_the_list() -> None:
+    question = "What filters can I give zone-backup to pick which data goes into the backup?"
+    named = "Available filters are +zonefile, +journal, +timers, +kaspdb, and +catalog."
+    other = "With these filters set, zone contents, the journal, the timers, and the catalog are backed up."
+    assert answer_strength(asked_for(question), named, question) == 1.0
+    assert answer_strength(asked_for(question), other, question) < 1.0
+
+
+def test_how_long_is_not_answered_by_a_figure_without_a_unit_of_time() -> None:
+    question = "How long is a declined address kept out of circulation before it is handed out again?"
+    code = "elapsed-time | 8 | Sent by clients to identify how long they have been trying to obtain a configuration."
+    assert answer_strength(asked_for(question), code, question) < ANSWER_FOUND
+    timed = "A declined address is kept out of circulation for 24 hours, its probation period."
+    assert answer_strength(asked_for(question), timed, question) >= ANSWER_FOUND
+
+
+def test_a_default_left_as_a_build_placeholder_states_no_value() -> None:
+    question = "What is the default maximum size of the configuration database?"
+    unfilled = "Set maximum size of the configuration database (default is @conf_mapsize@ MiB, maximum 10000 MiB)."
+    assert answer_strength(asked_for(question), unfilled, question) < ANSWER_FOUND
+    filled = unfilled.replace("@conf_mapsize@", "500")
+    assert answer_strength(asked_for(question), filled, question) == 1.0
+
+
+def test_a_limit_on_a_count_of_other_things_is_not_the_asked_limit() -> None:
+    question = "Is there a maximum number of tasks allowed in a chord header?"
+    assert measured_subject(question) == content_terms("task")  # the participle says something of the tasks
+    retries = "Maximum number of retries before giving up. A value of None means the task will retry forever."
+    assert answer_strength(asked_for(question), retries + " By default, this is 3.", question) < ANSWER_FOUND
+    tasks = "The maximum number of tasks in a chord header is 1000."
+    assert answer_strength(asked_for(question), tasks, question) == 1.0

@@ -175,6 +175,15 @@ def test_a_pronoun_sentence_keeps_the_sentence_it_refers_to() -> None:
     assert quotes[0] in SYS_DOCS.text
 
 
+def test_a_name_given_to_what_the_sentence_before_says_keeps_that_sentence() -> None:
+    text = (
+        "Sometimes it is useful to have more than one subnet on the same link. Understanding that two or more "
+        'subnets are used on the same link requires additional logic. This capability is called "shared networks".'
+    )
+    named = [c.quote for c in candidates([Passage(source_id="s1", text=text)]) if c.focal.startswith("This capability")]
+    assert named and all(quote.startswith("Understanding that two or more subnets") for quote in named)
+
+
 def test_an_api_description_keeps_its_signature_line() -> None:
     evidence = extract(
         "How do I set the maximum depth of the Python interpreter stack?",

@@ -97,6 +97,7 @@ def test_real_sentences_are_evidence(sentence: str) -> None:
         "AND and OR lists are sequences of pipelines separated by the control operators '&&' and '||'.",
         "If this many milliseconds nothing is typed the swap file will be written to disk (see |crash-recovery|).",
         "An (unofficial) wiki can be found at https://gitlab.com/muttmua/mutt/wikis/home for the curious.",
+        'Docutils is short for "Python Documentation Utilities".',  # capitals in quotes are a name, not a title
     ],
 )
 def test_prose_that_mentions_navigation_words_operators_links_or_placeholders_is_evidence(sentence: str) -> None:
