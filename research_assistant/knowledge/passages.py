@@ -40,7 +40,7 @@ _TEXINFO_NAV = re.compile(r"^(?:next|previous|prev|up):\s", re.IGNORECASE)
 _SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 
 
-def is_navigation(line: str) -> bool:
+def is_navigation_line(line: str) -> bool:
     """Whether a line is a page's navigation: 'Prev | Up | Home | Next', 'Next: X, Previous: Y, Up: Z',
     or a bare section number left of a breadcrumb ('25.1.6')."""
     text = line.strip()
@@ -204,7 +204,7 @@ def _trimmed(text: str) -> str:
 
 def _clean(text: str) -> str:
     """Without navigation lines, and without a last heading whose section the passage does not hold."""
-    lines = [line for line in text.split("\n") if not is_navigation(line)]
+    lines = [line for line in text.split("\n") if not is_navigation_line(line)]
     while lines and not lines[-1].strip():
         lines.pop()
     if len(lines) >= 3 and not lines[-2].strip():

@@ -954,11 +954,11 @@ _ASKS_THING = re.compile(
 )
 """'Which port ...?', 'What output file name ...?': a question for a thing, which a switch's state ('The debugger is
 enabled by default') is not; 'What is the default ...?' or 'What value ...?' may be answered by one."""
-_AMOUNT_VALUE = re.compile(r"\d|(?:zero|one|two|three|four|five|ten|unlimited|infinite|no limit|the same)\b", re.I)
+_FIGURE_VALUE = re.compile(r"\d|(?:zero|one|two|three|four|five|ten|unlimited|infinite|no limit|the same)\b", re.I)
 """A value token that can be an amount: a figure, a number word, no limit; not a name or a quoted word."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 """Where a sentence ends, on one line or at a paragraph's end ('... the default.\n\nNone - ...')."""
-_ASKS_AMOUNT = re.compile(
+_ASKS_FIGURE = re.compile(
     r"\bhow\s+(?:much|many)\b|\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:port|number|percentage)s?\b",
     re.IGNORECASE,
 )
@@ -1039,7 +1039,7 @@ def _default_strength(text: str, question: str = "") -> float:
     action = bool(_ASKS_ACTION.search(question))
     measure = bool(_HOW_LONG.search(question))
     size = bool(_ASKS_SIZE.search(question)) and not measure
-    amount = bool(_ASKS_AMOUNT.search(question))
+    figure = bool(_ASKS_FIGURE.search(question))
     thing = bool(_ASKS_THING.search(question))
     counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
     counted = counted and not _HOLDS_ITEMS & set(measured_subject(question))
@@ -1058,13 +1058,13 @@ def _default_strength(text: str, question: str = "") -> float:
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
         stated = bool(values)  # a value of any kind: 'disabled by default' is a default, though not a size
-        if action or measure or size or amount or thing:
+        if action or measure or size or figure or thing:
             values = [value for value in values if not _SWITCH.match(value.group())]
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
         fitting = [] if counted else [value for value in values if _fits_dimension(window, value, size, measure)]
-        if amount:  # 'values_only - this is the default value' is no count
-            fitting = [value for value in fitting if _AMOUNT_VALUE.match(value.group().strip("\"'“”‘’`"))]
+        if figure:  # 'values_only - this is the default value' is no count
+            fitting = [value for value in fitting if _FIGURE_VALUE.match(value.group().strip("\"'“”‘’`"))]
         if stated and not fitting:
             continue  # a default of another measure ('Default: 0s', 'disabled' for a size) answers nothing
         best = max(best, 1.0 if fitting else 0.45)

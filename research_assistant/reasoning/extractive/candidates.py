@@ -17,7 +17,7 @@ from research_assistant.reasoning.extractive.sentences import (
     ENDS_SENTENCE,
     Sentence,
     is_informative,
-    is_navigation,
+    is_navigation_phrase,
     is_table_row,
     looks_like_code,
     split_sentences,
@@ -259,7 +259,7 @@ def _is_entry(text: str) -> bool:
     """A short description under a term line, as in definition lists ('%ar' / 'author date, relative'):
     not a sentence, but the whole of what the documentation says about the term."""
     short = len(text) <= _ENTRY_MAX_CHARS and len(words(text)) >= 2
-    return short and not looks_like_code(text) and "|" not in text and not is_navigation(text)
+    return short and not looks_like_code(text) and "|" not in text and not is_navigation_phrase(text)
 
 
 def _extensions(text: str, sentences: list[Sentence], position: int, body_end: int) -> list[int]:

@@ -222,8 +222,9 @@ def looks_like_code(sentence: str) -> bool:
     return bool(nonspace) and sum(c in _CODE_SYMBOLS for c in nonspace) > 0.1 * len(nonspace)
 
 
-def is_navigation(text: str) -> bool:
-    """Whether the text is a page's navigation ('Table of Contents', 'Skip to content'), never what it is about."""
+def is_navigation_phrase(text: str) -> bool:
+    """Whether the text holds a phrase of a page's navigation ('Table of Contents', 'Skip to content'), never what
+    the page is about. (A whole line of links, 'Prev | Up | Next', is `knowledge.passages.is_navigation_line`.)"""
     return bool(_NAVIGATION.search(text) or _NAVIGATION_LABEL.match(text))
 
 
@@ -238,7 +239,7 @@ def is_informative(sentence: str) -> bool:
     nonspace = sum(not c.isspace() for c in s)
     if sum(c.isalpha() for c in s) < 0.55 * nonspace or looks_like_code(s):
         return False
-    if is_navigation(s) or len(_COLUMN_BAR.findall(s)) >= 2 or _BREADCRUMB.search(s):
+    if is_navigation_phrase(s) or len(_COLUMN_BAR.findall(s)) >= 2 or _BREADCRUMB.search(s):
         return False
     if _REFERENCE.search(s) or s.endswith("?"):
         return False
