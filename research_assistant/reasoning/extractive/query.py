@@ -148,7 +148,7 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
         subject = defined_subject(without_context(asking)) or content_terms(defined_term(sub_question.text)) or subject
     sides = _sides(question, analysis) if analysis.query_type is QueryType.COMPARATIVE else ((), ())
     # A sub-question about one side ('Overview of graceful restart') asks about that side, not for a contrast.
-    names_both = all(set(side) & set(sub_terms) for side in sides if side)
+    names_both = all(set(side) & set(sub_terms) or any(t in asking for t in side) for side in sides if side)
     if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2 and names_both:
         kind = "comparison"
     if kind is None and classify(asking) is QueryType.PROCEDURAL:
@@ -163,5 +163,10 @@ _QUALIFIER = re.compile(r"\s(?:of|in|on|for|with|within|from|under)\s", re.IGNOR
 def _sides(question: str, analysis: QueryAnalysis) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The terms of each compared side that the other side lacks, qualifiers aside: '... a normal restart of
     Apache httpd' compares restarts, and 'of Apache httpd' holds for both."""
-    a, b = (terms_of(_QUALIFIER.split(side, maxsplit=1)[0]) for side in comparison_sides(question, analysis))
+    first, second = (_QUALIFIER.split(side, maxsplit=1)[0].strip() for side in comparison_sides(question, analysis))
+    a, b = terms_of(first), terms_of(second)
+    if not a and not b and first and second:
+        # Two symbols or options ('-q' and '-Q', '$*' and '$@') stand for themselves, as written: a comparison of
+        # symbols is not one of the words around them ('running sphinx-build').
+        return (first,), (second,)
     return tuple(t for t in a if t not in b), tuple(t for t in b if t not in a)

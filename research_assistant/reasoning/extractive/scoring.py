@@ -345,9 +345,18 @@ def candidate_features(
             answer = max(answer, KEYED_DEFINITION)  # 'What does K mean?': the entry 'K' / 'to be killed'
         if instance_of and candidate.section and not titled_by_section and names_instance(instance_of, candidate):
             answer = max(answer, INSTANCE_ANSWER)  # 'Which hooks ...?': 'post-receive' / 'This hook is invoked ...'
-        if query.kind == "comparison" and any(_defines_side(candidate.focal, side) for side in query.sides if side):
-            answer = max(answer, SIDE_DEFINED)  # 'DEFERRED means that the transaction does not actually start ...'
-        if asked.kind == "comparison" and titled_by_question >= HEADING_BONUS and set(query.subject) & set(terms[i]):
+        if query.kind == "comparison" and (
+            keyed[0] or any(_defines_side(candidate.focal, side) for side in query.sides if side)
+        ):
+            # 'DEFERRED means that the transaction does not actually start ...'; the entry of an option or a
+            # symbol the question compares ('-Q' / 'Do not output anything ..., also suppress warnings.')
+            answer = max(answer, SIDE_DEFINED)
+        if (
+            asked.kind == "comparison"
+            and titled_by_question >= HEADING_BONUS
+            and set(query.subject) & set(terms[i])
+            and _names_a_side(query.sides, f"{candidate.heading} {candidate.section}")
+        ):
             answer = max(answer, COMPARED_IN_SECTION)  # a sentence of the section 'Differences between A and B'
         own_setting = 0.0
         setting_value = asked.wants_value and asked.kind != "expansion"  # 'prdr_enable' spells out PRDR
@@ -443,6 +452,16 @@ that ...', 'A shallow copy is ...'): what that side is, which the difference is 
 HEADING_BONUS = 0.12
 """For a sentence in a section whose heading is made of the question's own words ('Differences between FTS3 and
 FTS4' for 'What are the main differences between FTS3 and FTS4?'): the section is about what was asked."""
+
+
+def _names_a_side(sides: tuple[tuple[str, ...], tuple[str, ...]], heading: str) -> bool:
+    """Whether a heading names a side of the comparison, when the question names them ('Differences between FTS3
+    and FTS4', 'Graceful Restart'); a heading of the question's other words ('Running the build' for '... running
+    sphinx-build with -q and with -Q') is not a section about what is compared."""
+    if not all(sides):
+        return True
+    present = set(terms_of(heading)) | set(heading.split())
+    return any(term in present for side in sides for term in side)
 
 
 def _defines_side(sentence: str, side: tuple[str, ...]) -> bool:

@@ -76,13 +76,29 @@ def _clean_side(text: str) -> str:
     return " ".join(tokens[:5])
 
 
+_CASED_NAME_CHARS = 3
+_LEADING_PREPOSITION = re.compile(r"^\s*(with|without|in|on|for|from|under|using|via|by)\s", re.IGNORECASE)
+
+
+def _parallel(first: str, second: str) -> tuple[str, str]:
+    """The sides as the question contrasts them: when the second opens with a preposition the first also holds,
+    what each says after it ('running sphinx-build with -q' and 'with -Q' compare '-q' and '-Q')."""
+    preposition = _LEADING_PREPOSITION.match(second)
+    if preposition is None:
+        return first, second
+    head, found, tail = first.lower().rpartition(f" {preposition.group(1).lower()} ")
+    return (first[len(head) + len(found) :], second) if found and tail.strip() else (first, second)
+
+
 def comparison_sides(question: str, analysis: QueryAnalysis) -> tuple[str, str]:
     """The two things a comparative question compares, from its wording, else its entities or keywords."""
     for pattern in _PAIR_PATTERNS:
         match = re.search(pattern, question, re.IGNORECASE)
         if match:
-            a, b = _clean_side(match.group(1)), _clean_side(match.group(2))
-            if a and b and a.lower() != b.lower():
+            first, second = _parallel(match.group(1), match.group(2))
+            a, b = _clean_side(first), _clean_side(second)
+            # Short names may differ in case alone ('-q' and '-Q', '%s' and '%S'); words may not.
+            if a and b and (a.lower() != b.lower() or (a != b and len(a) <= _CASED_NAME_CHARS)):
                 return a, b
     names = [*analysis.entities, *[k for k in analysis.keywords if k not in analysis.entities]]
     if len(names) >= 2:

@@ -484,6 +484,20 @@ def test_a_section_titled_with_the_comparison_asked_about_answers_it() -> None:
     assert found[0].quote.startswith("FTS4 contains query performance optimizations")
 
 
+def test_the_entries_of_two_compared_options_answer_and_a_section_of_other_words_does_not() -> None:
+    text = (
+        "Running the build\n\nRefer to the sphinx-build man page for all options that sphinx-build supports.\n\n"
+        "Options\n\n-q\n\nDo not output anything on standard output, only write warnings and errors.\n\n"
+        "-Q\n\nDo not output anything on standard output, also suppress warnings."
+    )
+    question = "What's the difference between running sphinx-build with -q and with -Q?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s1", text=text)], 3, Embedder()
+    )
+    assert "Do not output anything on standard output, also suppress warnings." in {e.quote for e in found}
+    assert all(e.answer is None or e.answer < ANSWER_FOUND for e in found if "man page" in e.quote)
+
+
 def test_a_sentence_about_the_document_loses_to_one_about_the_subject() -> None:
     text = (
         "Virtual hosts\n\n"

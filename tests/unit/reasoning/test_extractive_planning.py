@@ -73,6 +73,7 @@ def test_a_comparison_asks_about_each_side_and_how_they_differ() -> None:
         ("What's the practical difference between kadmin and kadmin.local?", ("kadmin", "kadmin.local")),
         ("In option values, how does a suffix like 'Ki' differ from plain 'K'?", ("Ki", "K")),
         ("How does a hard link differ from a symbolic link?", ("hard link", "symbolic link")),
+        ("What's the difference between running sphinx-build with -q and with -Q?", ("-q", "-Q")),
     ],
 )
 def test_comparison_sides(question: str, sides: tuple[str, str]) -> None:
