@@ -331,46 +331,16 @@ SECTION_CHARS = 1200
 """How much of a section under a heading is read as its opening: the paragraphs that say what it is about."""
 
 
-def sections_headed(
-    term: str, source_ids: Sequence[str], text_of: Callable[[str], str | None], limit: int = KEYED_LIMIT
-) -> list[Passage]:
-    """Passages for the openings of the sections whose heading starts with `term` and goes on ('8.4. Shared
-    Networks in DHCPv4' for 'shared network'), in the given sources.
-
-    A manual defines a thing at the top of the section about it, often naming it only once ('This capability is
-    called "shared networks"') on pages that use the name everywhere, so retrieval ranks that paragraph low."""
-    heading = re.compile(rf"{re.escape(term.strip().lower())}(?:e?s)?\s+\S")  # a term line alone is `keyed_passages`'s
-    found: list[Passage] = []
-    for source_id in source_ids:
-        doc = text_of(source_id)
-        if not doc or not term.strip():
-            continue
-        start = 0
-        while start < len(doc) and len(found) < limit:
-            end = doc.find("\n\n", start)
-            end = len(doc) if end < 0 else end
-            line = doc[start:end].strip()
-            if _is_heading_line(line) and heading.match(_HEADING_NUMBER.sub("", line).lower()):
-                close = doc.find("\n\n", start + SECTION_CHARS)
-                close = len(doc) if close < 0 else close
-                found.append(
-                    Passage(source_id=source_id, text=doc[start:close], start=start, chunk_id=f"{source_id}@{start}")
-                )
-            start = end + 2
-    return found
-
-
-def _is_heading_line(line: str) -> bool:
-    return 0 < len(line) <= _HEADING_MAX_CHARS and "\n" not in line and line[-1] not in ".:;,?!"
-
-
 def paragraphs_where(
     wanted: Callable[[str], bool],
     source_ids: Sequence[str],
     text_of: Callable[[str], str | None],
     limit: int = KEYED_LIMIT,
+    *,
+    reach: int = 0,
 ) -> list[Passage]:
-    """Passages for the paragraphs of the given sources that `wanted` accepts.
+    """Passages for the paragraphs of the given sources that `wanted` accepts; with `reach`, each passage goes on
+    to the end of the paragraph that passes `reach` characters after the accepted one's start.
 
     What a question asks for may stand where retrieval does not look: an acronym is expanded once, on a page
     that uses it everywhere, in a paragraph that shares little else with the question.
@@ -385,8 +355,30 @@ def paragraphs_where(
             end = doc.find("\n\n", start)
             end = len(doc) if end < 0 else end
             if doc[start:end].strip() and wanted(doc[start:end]):
+                close = doc.find("\n\n", start + reach) if reach else end
+                close = len(doc) if close < 0 else close
                 found.append(
-                    Passage(source_id=source_id, text=doc[start:end], start=start, chunk_id=f"{source_id}@{start}")
+                    Passage(source_id=source_id, text=doc[start:close], start=start, chunk_id=f"{source_id}@{start}")
                 )
             start = end + 2
     return found
+
+
+def sections_headed(
+    term: str, source_ids: Sequence[str], text_of: Callable[[str], str | None], limit: int = KEYED_LIMIT
+) -> list[Passage]:
+    """Passages for the openings of the sections whose heading starts with `term` and goes on ('8.4. Shared
+    Networks in DHCPv4' for 'shared network'), in the given sources.
+
+    A manual defines a thing at the top of the section about it, often naming it only once ('This capability is
+    called "shared networks"') on pages that use the name everywhere, so retrieval ranks that paragraph low."""
+    if not term.strip():
+        return []
+    heading = re.compile(rf"{re.escape(term.strip().lower())}(?:e?s)?\s+\S")  # a term line alone is `keyed_passages`'s
+
+    def headed(paragraph: str) -> bool:
+        line = paragraph.strip()
+        short = 0 < len(line) <= _HEADING_MAX_CHARS and "\n" not in line and line[-1] not in ".:;,?!"
+        return short and heading.match(_HEADING_NUMBER.sub("", line).lower()) is not None
+
+    return paragraphs_where(headed, source_ids, text_of, limit, reach=SECTION_CHARS)
