@@ -30,13 +30,13 @@ from pathlib import Path
 
 from research_assistant.concurrency import check_stop
 from research_assistant.corpus.files import check_folder, corpus_id_for, max_file_bytes, scan_folder, too_large
-from research_assistant.corpus.loaders import READING_VERSION
 from research_assistant.corpus.workers import Chunking, Prepared, prepare, process_pool, stop
 from research_assistant.knowledge.chunking import Chunked
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.repository import ResearchRepository, release_memory
 from research_assistant.text.document import DocumentText
+from research_assistant.text.reading import READING_VERSION
 
 logger = logging.getLogger(__name__)
 
@@ -363,4 +363,5 @@ class CorpusIndexer:
             author=loaded.author,
             published=loaded.published,
             corpus=self.corpus_id,
+            reading=READING_VERSION,
         )

@@ -19,13 +19,6 @@ from research_assistant.text.html import html_to_text
 from research_assistant.text.pdf import read_pdf
 from research_assistant.text.spaces import error_line
 
-READING_VERSION = 5
-"""How files are read into text. Raise it with any change that makes the same file read differently (2: a
-definition list's field label reads with its value; 3: a Docutils topic or footnote written as <aside> is read;
-4: UTF-8 text under a declared single-byte charset is read as UTF-8; 5: an index's table is navigation):
-a corpus's stored digests include it, so the next sync reads every file again instead of keeping what an older
-reading made of it."""
-
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_FIELD = re.compile(r"^([A-Za-z_]+)[ \t]*:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _MAX_TITLE = 120

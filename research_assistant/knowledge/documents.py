@@ -34,3 +34,4 @@ class StoredDocument(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What the analyst should know about how the text was obtained."
     )
+    reading: int = Field(default=0, description="The READING_VERSION the text was read with (0: before it was kept).")

@@ -29,6 +29,7 @@ from research_assistant.knowledge.documents import StoredDocument
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import SourceRecord
 from research_assistant.text.dates import iso_date
+from research_assistant.text.reading import READING_VERSION
 from research_assistant.web.extract import HTML_TYPES, ExtractedPage, decode_html, extract_page, looks_script_only
 from research_assistant.web.failures import FailureLog
 from research_assistant.web.fetched import FetchedPage, FetchError, FetchRefused, PageFetcher
@@ -111,9 +112,9 @@ class WebPageReader:
             await close()
 
     def cached(self, source_id: str) -> StoredDocument | None:
-        """The cached copy of a source when it is younger than the TTL."""
+        """The cached copy of a source when it is younger than the TTL and was read as pages are read now."""
         document = self._documents.get(source_id)
-        if document is None:
+        if document is None or document.reading != READING_VERSION:
             return None
         try:
             fetched = datetime.fromisoformat(document.fetched_at)
@@ -213,4 +214,5 @@ def _document(
         published=extracted.published,
         final_url=page.final_url,
         notes=notes,
+        reading=READING_VERSION,
     )

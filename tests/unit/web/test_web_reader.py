@@ -13,6 +13,7 @@ from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import source_id_for
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import SourceRecord, SourceType
+from research_assistant.text.reading import READING_VERSION
 from research_assistant.web.failures import FailureLog
 from research_assistant.web.fetched import PAGE_TYPES, FetchedPage, FetchError, FetchRefused
 from research_assistant.web.reader import WebPageReader
@@ -114,6 +115,14 @@ async def test_a_cached_copy_older_than_the_ttl_is_fetched_again(tmp_path: Path)
     DocumentCache(tmp_path).put(document.model_copy(update={"fetched_at": old}))
     await reader(tmp_path, fetcher, ttl=3600).read(source())
     assert fetcher.asked == [URL, URL]
+
+
+async def test_a_cached_copy_an_older_reading_made_is_read_again(tmp_path: Path) -> None:
+    fetcher = FakeFetcher({URL: html(URL, ARTICLE)})
+    document = await reader(tmp_path, fetcher).read(source())
+    DocumentCache(tmp_path).put(document.model_copy(update={"reading": READING_VERSION - 1}))
+    again = await reader(tmp_path, fetcher).read(source())
+    assert fetcher.asked == [URL, URL] and again.reading == READING_VERSION
 
 
 async def test_a_script_only_page_is_rendered(tmp_path: Path) -> None:
