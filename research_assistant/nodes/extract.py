@@ -35,7 +35,7 @@ from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, sections_headed, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.reasoning.answers import Asked, asked_for, defined_term, expanded_in
+from research_assistant.reasoning.answers import asked_for, defined_term, expanded_in
 from research_assistant.reasoning.base import Reasoner, Step, joined
 from research_assistant.schemas import (
     Evidence,
@@ -73,11 +73,10 @@ def _widened(text: str) -> list[str]:
     return [f"{text} {' '.join(extra)}"] if extra else []
 
 
-def _keys(text: str, asked: Asked) -> set[str]:
+def _keys(text: str, term: str) -> set[str]:
     """What a sub-question names, and for a definition the defined term as a glossary writes it ('backend',
     'Backend'): a manual defines a term in the entry under it, which a question's other words rarely share."""
     keys = names_in(text)
-    term = defined_term(text) if asked.kind == "definition" else ""
     return keys | {term, term.lower(), term[:1].upper() + term[1:]} if term else keys
 
 
@@ -107,11 +106,12 @@ async def _extract_one(
         alternatives=[*sub_question.queries, *_widened(sub_question.text)],
     )
     asked = asked_for(sub_question.text)
-    keyed = await asyncio.to_thread(keyed_passages, _keys(sub_question.text, asked), source_ids, text_of)
+    term = defined_term(sub_question.text) if asked.kind == "definition" else ""  # the term a definition asks of
+    keyed = await asyncio.to_thread(keyed_passages, _keys(sub_question.text, term), source_ids, text_of)
     if asked.kind == "expansion":  # an acronym is spelled out once, where retrieval may not look
         spelled = functools.partial(expanded_in, asked.acronym)
         keyed += await asyncio.to_thread(paragraphs_where, spelled, source_ids, text_of)
-    if asked.kind == "definition" and (term := defined_term(sub_question.text)):  # defined atop its section
+    if term:  # a term is defined atop its section
         keyed += await asyncio.to_thread(sections_headed, term, source_ids, text_of)
     if not passages and not keyed:
         return Step([])

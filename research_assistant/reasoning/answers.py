@@ -23,7 +23,7 @@ from research_assistant.text.figures import (
     has_date,
     numbers_in,
 )
-from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
+from research_assistant.text.tokens import STOPWORDS, content_terms, quoted_literals, terms_of
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
@@ -40,8 +40,9 @@ _ACRONYM_QUESTION = re.compile(
 _REFERRING = frozenset({"that", "this", "it", "these", "those", "name", "term", "word"})
 """A word that points back to an abbreviation the question named before it ('What does that stand for?', 'bwdif
 - what is the name short for?')."""
-_CALLED = re.compile(r"[\"'“‘`]([A-Za-z][A-Za-z0-9]{1,9})[\"'”’`]|\b(?:name|term|word)\s+([A-Za-z][A-Za-z0-9]{1,9})\b")
-"""A word the question quotes or calls a name ("the name 'Docutils'", 'the name bash')."""
+_CALLED = re.compile(r"\b(?:name|term|word)\s+([A-Za-z][A-Za-z0-9]{1,9})\b")
+"""A word the question calls a name ('the name bash')."""
+_ABBREVIATION = re.compile(r"[A-Za-z][A-Za-z0-9]{1,9}")
 _LEAD_WORD = re.compile(r"[\"'“‘`]?\b([A-Za-z][A-Za-z0-9]{1,9})\b")
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _BARE_ACRONYM = re.compile(
@@ -589,8 +590,6 @@ def _without_category(phrase: str) -> str:
 
 POINTS_BACK = re.compile(r"(?:this|that|these|those|it|they|them)\b", re.IGNORECASE)
 """Words that open a phrase naming nothing itself ('that event', 'it'): the name stands in the words before."""
-_QUOTED_NAME = re.compile(r"(?<!\w)[\"'“‘`]([\w$%.@+-]+(?:\s[\w$%.@+-]+){0,2})[\"'”’`](?!\w)")
-"""A name in quotation marks ("the 'ready' state"): what the question calls it, whatever words surround it."""
 _LAST_NAMED = re.compile(r"\b(?:a|an|the)\s+([\w$%.-]+(?:\s+[\w$%.-]+){0,2}?)\s*[,.;:—–-]?\s*$", re.IGNORECASE)
 
 
@@ -603,8 +602,8 @@ def defined_term(question: str) -> str:
     if not POINTS_BACK.match(phrase):
         return phrase
     lead = without_context(question)[: -len(asking)] if asking else ""
-    if quoted := _QUOTED_NAME.findall(lead):
-        return str(quoted[-1])  # "keymgr shows a KSK in the 'ready' state. What does that state mean?"
+    if quoted := quoted_literals(lead):  # a name in quotation marks, whatever words surround it
+        return quoted[-1]  # "keymgr shows a KSK in the 'ready' state. What does that state mean?"
     named = _LAST_NAMED.search(lead)
     return _without_category(named.group(1).rstrip(".,;:")) if named else ""
 
@@ -616,8 +615,9 @@ def _named_before(lead: str) -> str:
     short."""
     if capitals := _CAPITALS.findall(lead):
         return str(capitals[-1])
-    if called := [next(word for word in match.groups() if word) for match in _CALLED.finditer(lead)]:
-        return called[-1]
+    quoted = [literal for literal in quoted_literals(lead) if _ABBREVIATION.fullmatch(literal)]
+    if called := [*quoted, *_CALLED.findall(lead)]:
+        return str(called[-1])
     words_ = [w for w in _LEAD_WORD.findall(lead) if w.lower() not in STOPWORDS | _REFERRING]
     return min(words_, key=len) if words_ else ""
 
