@@ -373,9 +373,11 @@ _MEASURED = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|small|deep(?:ly)?|high|wide|far|old|often)\s+"
     r"(?:(?:is|are|was|were|does|do|did|can|could|may|must|should|will|would)\s+)?(?:(?:the|a|an)\s+)?(?P<how>[^?,]+)"
     r"|\b(?:what\s+(?:is|are)\s+the|(?:is|are)\s+there\s+(?:a|an|any))\s+(?:[\w-]+\s+){0,3}?"
-    r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)",
+    r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)"
+    r"|\b(?:what|which)\s+(?P<valued>(?-i:[a-z]+))\s+values?\b",
     re.IGNORECASE,
 )
+"""What a figure question measures: 'how large is X', 'what is the size of X', 'what timeout values ...' (timeouts)."""
 _REMARK = re.compile(r"\([^()]*\)")
 """A parenthesised remark of a question, which the sentence reads the same without."""
 _UNIT_COUNT = re.compile(
@@ -695,7 +697,7 @@ def measured_subject(question: str) -> list[str]:
     match = _MEASURED.search(question)
     if match is None:
         return []
-    phrase = f" {match.group('how') or match.group('of')} "
+    phrase = f" {match.group('how') or match.group('of') or match.group('valued')} "
     end = _PHRASE_END.search(phrase)
     head = _PARTICIPLE_END.sub("", phrase[: end.start()] if end else phrase)  # 'tasks allowed': tasks
     return content_terms(head)[-_MEASURED_MAX_TERMS:]  # the head noun ends an English noun phrase
@@ -914,6 +916,8 @@ _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 _LABEL_END = re.compile(r":\s")
 """Where a field's label ends ('Effect if unset: ...'): its words are no value."""
+_NEGATED_CLAUSE = re.compile(r"(?:\b(?:not|never)|n[’']t)\b[^,;:()]*$", re.IGNORECASE)
+"""A clause, up to the word 'default', that says what is not done ('doesn't listen on any LAN interfaces by')."""
 _REPLACES = re.compile(
     r"\b(?:overrid(?:e|es|ing|den)|replac(?:e|es|ing)|instead of|rather than|other than)\s+"
     r"(?:(?:the|its|this|their)\s+)?$",
@@ -954,6 +958,8 @@ _ASKS_THING = re.compile(
 )
 """'Which port ...?', 'What output file name ...?': a question for a thing, which a switch's state ('The debugger is
 enabled by default') is not; 'What is the default ...?' or 'What value ...?' may be answered by one."""
+_IN_A_NAME = re.compile(r"(?<=[A-Za-z])\d")
+"""A digit that a name goes on with ('db2', 'IPv6'): part of the name, no figure."""
 _FIGURE_VALUE = re.compile(r"\d|(?:zero|one|two|three|four|five|ten|unlimited|infinite|no limit|the same)\b", re.I)
 """A value token that can be an amount: a figure, a number word, no limit; not a name or a quoted word."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -965,7 +971,9 @@ _ASKS_FIGURE = re.compile(
 """How much, how many, or which of a thing that is a figure ('Which port ...?'): a name ('HTML') is no answer."""
 _ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)
 _FIGURE_UNIT = re.compile(r"\d[\d,.]*\s?([A-Za-z]*)")
-_DURATION_UNIT = re.compile(r"^(?:[mu]?s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|months?|years?)$")
+_DURATION_UNIT = re.compile(
+    r"^(?:[mu]?s|m|h|d|w|[mun]?secs?|(?:milli|micro|nano)?seconds?|hrs?|mins?|minutes?|hours?|days?|weeks?|months?|years?)$"
+)
 """Case matters: 'm' is minutes, 'M' megabytes."""
 _SIZE_UNIT = re.compile(r"^(?:[kKMGT]i?B?|[kKMG]?bytes?|kilobytes?|megabytes?|gigabytes?|octets?)$")
 
@@ -1003,7 +1011,9 @@ def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: boo
     if duration:
         if unit is None:  # no figure: a word or a name, which says how long only if it is a time word or a setting
             return bool(_DURATION_WORD.search(value.group()))
-        return not _SIZE_UNIT.match(unit)
+        # '0 set for the "Receive Message Wait Time" queue property': a figure and a verb or a noun is no time
+        label = len(unit) > 2 and unit.islower() and not unit.endswith(("s", "ing")) and not _DURATION_UNIT.match(unit)
+        return not _SIZE_UNIT.match(unit) and (not label or unit in STOPWORDS)  # '0 meaning forever' may be one
     return True
 
 
@@ -1048,6 +1058,8 @@ def _default_strength(text: str, question: str = "") -> float:
     for match in _DEFAULT_WORD.finditer(text):
         before = _SENTENCE_END.split(text[max(0, match.start() - _NEAR // 2) : match.start()])[-1]
         before = _LABEL_END.split(before)[-1]  # a field's label is no value ('Effect if unset: Default value ...')
+        if _NEGATED_CLAUSE.search(before):
+            before = ""  # 'Privoxy doesn't listen on any LAN interfaces by default': what is not done is no value
         if _REPLACES.search(before):
             continue  # 'overrides the default delay to retry after 1 minute': the value replaces the default
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
@@ -1063,8 +1075,12 @@ def _default_strength(text: str, question: str = "") -> float:
         if measure:  # 'The two default workers ...' does not say how long anything takes
             values = [value for value in values if not _COUNTED_THINGS.match(window, value.end())]
         fitting = [] if counted else [value for value in values if _fits_dimension(window, value, size, measure)]
-        if figure:  # 'values_only - this is the default value' is no count
-            fitting = [value for value in fitting if _FIGURE_VALUE.match(value.group().strip("\"'“”‘’`"))]
+        if figure:  # 'values_only - this is the default value' is no count, nor the 2 of 'db2'
+            fitting = [
+                value
+                for value in fitting
+                if _FIGURE_VALUE.match(value.group().strip("\"'“”‘’`")) and not _IN_A_NAME.match(window, value.start())
+            ]
         if stated and not fitting:
             continue  # a default of another measure ('Default: 0s', 'disabled' for a size) answers nothing
         best = max(best, 1.0 if fitting else 0.45)

@@ -751,3 +751,37 @@ def test_a_limit_on_a_count_of_other_things_is_not_the_asked_limit() -> None:
     assert answer_strength(asked_for(question), retries + " By default, this is 3.", question) < ANSWER_FOUND
     tasks = "The maximum number of tasks in a chord header is 1000."
     assert answer_strength(asked_for(question), tasks, question) == 1.0
+
+
+def test_what_a_negated_clause_says_is_not_done_by_default_is_no_default_value() -> None:
+    question = "Out of the box, on which address and port does the relay accept connections?"
+    negated = "Enter the address of the host it runs on. Note that the relay doesn't listen on 0.0.0.0 by default."
+    assert answer_strength(asked_for(question), negated, question) < ANSWER_FOUND
+    stated = "By default the relay listens on 127.0.0.1, port 8025."
+    assert answer_strength(asked_for(question), stated, question) == 1.0
+
+
+def test_the_digit_of_a_name_is_no_count() -> None:
+    question = "How many users can the default DB2 back end store?"
+    named = "The default back end is db2, which keeps users in a Berkeley database file."
+    assert answer_strength(asked_for(question), named, question) < ANSWER_FOUND
+    counted = "By default the back end stores up to 10000 users."
+    assert answer_strength(asked_for(question), counted, question) == 1.0
+
+
+def test_how_long_by_default_is_not_answered_by_a_figure_and_a_verb() -> None:
+    question = "How long does the queue keep unconsumed messages by default?"
+    verb = "New queues will have the default value of 0 set for the 'Receive Wait Time' property."
+    assert answer_strength(asked_for(question), verb, question) < ANSWER_FOUND
+    for timed in ("Messages are kept for 4 days by default.", "The default is 0, meaning messages never expire."):
+        assert answer_strength(asked_for(question), timed, question) == 1.0
+
+
+def test_what_named_values_a_question_asks_for_is_what_it_measures() -> None:
+    question = "What timeout values does the daemon use if it is started without the --timeout option?"
+    assert measured_subject(question) == content_terms("timeout")
+    figure = Asked(kind="number", acronym="")
+    other = "Number of seconds to cache credentials (default: 900)."
+    assert answer_strength(figure, other, question) < ANSWER_FOUND
+    timeout = "The daemon's timeout defaults to 60 seconds."
+    assert answer_strength(figure, timeout, question) == 1.0
