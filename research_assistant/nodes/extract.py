@@ -111,7 +111,8 @@ async def _extract_one(
     if asked.kind == "expansion":  # an acronym is spelled out once, where retrieval may not look
         spelled = functools.partial(expanded_in, asked.acronym)
         keyed += await asyncio.to_thread(paragraphs_where, spelled, source_ids, text_of)
-    if term:  # a term is defined atop its section
+    if term and asked_for(question).kind == "definition":  # a term is defined atop its section; a plan's
+        # 'Definition of Apache' beside another question would read every page that opens with the product's name
         keyed += await asyncio.to_thread(sections_headed, term, source_ids, text_of)
     if not passages and not keyed:
         return Step([])

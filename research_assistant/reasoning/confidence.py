@@ -29,7 +29,7 @@ from datetime import date
 
 from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
-from research_assistant.text.tokens import STOPWORDS, quoted_literals, terms_of
+from research_assistant.text.tokens import STOPWORDS, content_terms, quoted_literals, terms_of
 
 ANSWER_FOUND = 0.75
 """Answer strength at or above which a quote holds the asked-for value."""
@@ -94,11 +94,17 @@ def entry_names(item: Evidence) -> list[str]:
     return [name for name in names if _IDENTIFIER.match(name) and name.lower() != "default"]
 
 
+ENTRY_SHARES_QUESTION = 0.5
+"""The share of the question's terms an entry's text speaks of at which it is the asked setting's, whatever its
+name: 'How long does a connection wait on a locked database?' is answered under 'timeout'."""
+
+
 def states_another_entry(question: str, item: Evidence) -> bool:
     """Whether a quote gives the value of a setting the question does not ask about: it is a setting's entry
-    whose name the question neither writes nor shares a word with, and it names none of the question's own
-    identifiers. ('Default: disabled (None)' under 'traceback' for the level at which processing stops; 'Maximum
-    number of retries ...' under 'Task.max_retries' for the number of tasks in a chord.)"""
+    whose name the question neither writes nor shares a word with, whose text speaks of less than half of what
+    the question does, and it names none of the question's own identifiers. ('Default: disabled (None)' under
+    'traceback' for the level at which processing stops; 'Maximum number of retries ...' under 'Task.max_retries'
+    for the number of tasks in a chord.)"""
     names = entry_names(item)
     if not names:
         return False
@@ -109,6 +115,10 @@ def states_another_entry(question: str, item: Evidence) -> bool:
     quote = _letters(item.quote)
     if any(_letters(found) in quote for found in _ASKED_IDENTIFIER.findall(question)):
         return False
+    asked = set(content_terms(question))
+    if asked and len(asked & set(terms_of(item.quote))) >= ENTRY_SHARES_QUESTION * len(asked):
+        return False  # 'timeout – How many seconds the connection should wait ... if the database is locked'
+
     opening = _letters(item.quote[:40])
     return not any(_letters(literal) in opening for literal in quoted_literals(question) if _letters(literal))
 
@@ -151,8 +161,9 @@ def answer_certainty(
     """0..1: how surely the evidence holds what the question asks for.
 
     For a value question, 1 when a quote for the question itself states the value and is clearly relevant
-    (`CLEAR_RELEVANCE`), `LOOSE_VALUE_CERTAINTY` when only loosely relevant quotes state one or each that does is
-    the entry of a setting the question does not ask about (`states_another_entry`), else `UNSURE_CERTAINTY`.
+    (`CLEAR_RELEVANCE`) and not the entry of a setting the question does not ask about (`states_another_entry`),
+    `LOOSE_VALUE_CERTAINTY` when only loosely relevant quotes or other settings' entries state one, else
+    `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, surely only the entry under its term, a list under its lead-in), or, when it
     judged none, the question's own coverage score; never below `UNSURE_CERTAINTY`, and for a comparison, a
@@ -170,10 +181,10 @@ def answer_certainty(
         stating = _stating(asked, question, plan, evidence)
         if not stating:
             return min(ceiling, UNSURE_CERTAINTY)
-        if all(states_another_entry(question, item) for item in stating):
-            return min(ceiling, LOOSE_VALUE_CERTAINTY)
+        own = [item for item in stating if not states_another_entry(question, item)]
         # A quote a model chose for its sub-question is taken as relevant; the extractive reasoner scores each.
-        clear = any(e.answer is None or e.score >= CLEAR_RELEVANCE for e in stating)
+        # Another setting's entry is never clear, however relevant its words: its value is that setting's.
+        clear = any(e.answer is None or e.score >= CLEAR_RELEVANCE for e in own)
         return min(ceiling, 1.0 if clear else LOOSE_VALUE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
     if judged and asked.kind in READER_JUDGED:

@@ -312,6 +312,36 @@ async def test_a_definition_question_reads_the_glossary_entry_of_its_term() -> N
     assert "bogie\n\nThe wheeled frame under each end of a tram car." in [e.quote for e in found.value]
 
 
+async def test_only_a_question_that_is_a_definition_reads_the_sections_its_term_heads() -> None:
+    """A plan's 'What is a depot?' beside a yes-or-no question would otherwise read every section that opens with
+    the word, and on a manual that is every page that opens with the product's name."""
+    yard = make_document(
+        "/corpus/yard.md", "Depot of the North Line\n\nThe northern yard where trams sleep overnight.", "Yard"
+    )
+
+    read: list[str] = []
+
+    class Spying(FakeReasoner):
+        async def extract(
+            self,
+            question: str,
+            sub_question: SubQuestion,
+            passages: list[Passage],
+            limit: int,
+            analysis: QueryAnalysis | None = None,
+        ) -> Step[list[Evidence]]:
+            read.extend(passage.text for passage in passages)
+            return Step([])
+
+    services = fake_services(Spying())
+    services.documents = FakeDocuments({**services.documents.documents, yard.source_id: yard})  # type: ignore[attr-defined]
+    definition = SubQuestion(id="q1", text="What is a depot?")
+    for question, heading_read in (("What is a depot?", True), ("Is the depot open at night?", False)):
+        read.clear()
+        await evidence_in([yard.source_id], question, [definition], None, fake_context(services))
+        assert any(text.startswith("Depot of the North Line") for text in read) is heading_read, question
+
+
 def scored(source_id: str, score: float, sub_question_id: str = "q1", claim: str = "") -> Evidence:
     claim = claim or f"{source_id} {score}"
     return Evidence(

@@ -175,3 +175,26 @@ def test_a_value_stated_only_in_another_settings_entry_is_not_sure() -> None:
 
     assert answer_certainty(question, plan, [entry("traceback")], FULL) == 0.75
     assert answer_certainty(question, plan, [entry("halt_level")], FULL) == 1.0  # the level's own setting
+
+
+def test_another_settings_entry_does_not_make_a_loosely_stated_value_sure() -> None:
+    """'The default is 4' under 'worker_prefetch_multiplier' is clearly a default, but of another setting; beside
+    it, a loosely relevant quote's value is still only loosely found."""
+    question = "How long does the queue keep unconsumed messages by default?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    other = _evidence("The default is 4 (four for each process).").model_copy(
+        update={"section": "worker_prefetch_multiplier", "score": 0.9, "answer": 1.0}
+    )
+    loose = _evidence("The default visibility timeout is 30 minutes.").model_copy(update={"score": 0.3, "answer": 1.0})
+    assert answer_certainty(question, plan, [other, loose], FULL) == 0.75
+    assert answer_certainty(question, plan, [other, loose.model_copy(update={"score": 0.9})], FULL) == 1.0
+
+
+def test_an_entry_whose_text_speaks_of_what_the_question_asks_is_the_asked_settings() -> None:
+    question = "How long does a connection wait on a locked database before raising an error, by default?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    entry = _evidence(
+        "timeout (float) – How many seconds the connection should wait before raising an exception, if the "
+        "database is locked by another connection. Default five seconds."
+    ).model_copy(update={"section": "Reference", "score": 0.6, "answer": 1.0})
+    assert answer_certainty(question, plan, [entry], FULL) == 1.0
