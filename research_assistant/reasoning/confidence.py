@@ -118,7 +118,6 @@ def states_another_entry(question: str, item: Evidence) -> bool:
     asked = set(content_terms(question))
     if asked and len(asked & set(terms_of(item.quote))) >= ENTRY_SHARES_QUESTION * len(asked):
         return False  # 'timeout – How many seconds the connection should wait ... if the database is locked'
-
     opening = _letters(item.quote[:40])
     return not any(_letters(literal) in opening for literal in quoted_literals(question) if _letters(literal))
 
@@ -181,10 +180,10 @@ def answer_certainty(
         stating = _stating(asked, question, plan, evidence)
         if not stating:
             return min(ceiling, UNSURE_CERTAINTY)
-        own = [item for item in stating if not states_another_entry(question, item)]
+        not_others = [item for item in stating if not states_another_entry(question, item)]
         # A quote a model chose for its sub-question is taken as relevant; the extractive reasoner scores each.
         # Another setting's entry is never clear, however relevant its words: its value is that setting's.
-        clear = any(e.answer is None or e.score >= CLEAR_RELEVANCE for e in own)
+        clear = any(e.answer is None or e.score >= CLEAR_RELEVANCE for e in not_others)
         return min(ceiling, 1.0 if clear else LOOSE_VALUE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
     if judged and asked.kind in READER_JUDGED:
