@@ -1004,17 +1004,22 @@ def _fits_dimension(window: str, value: re.Match[str], size: bool, duration: boo
     if size:
         if unit is None or _DURATION_UNIT.match(unit):
             return False
-        # A figure with a singular noun is a label, a code or one thing ('a 452 error'), not a size; 'holds 100
-        # connections' may be one (a pool's).
-        label = len(unit) > 2 and unit.islower() and not unit.endswith("s") and not _SIZE_UNIT.match(unit)
-        return not label or unit in STOPWORDS
+        # 'holds 100 connections' may be a size (a pool's); 'a 452 error' is not
+        return not _labelled(unit, _SIZE_UNIT, ("s",))
     if duration:
         if unit is None:  # no figure: a word or a name, which says how long only if it is a time word or a setting
             return bool(_DURATION_WORD.search(value.group()))
-        # '0 set for the "Receive Message Wait Time" queue property': a figure and a verb or a noun is no time
-        label = len(unit) > 2 and unit.islower() and not unit.endswith(("s", "ing")) and not _DURATION_UNIT.match(unit)
-        return not _SIZE_UNIT.match(unit) and (not label or unit in STOPWORDS)  # '0 meaning forever' may be one
+        # '0 set for the "Receive Message Wait Time" property' is no time; '0, meaning forever' may be one
+        return not _SIZE_UNIT.match(unit) and not _labelled(unit, _DURATION_UNIT, ("s", "ing"))
     return True
+
+
+def _labelled(word: str, units: re.Pattern[str], endings: tuple[str, ...]) -> bool:
+    """Whether the word after a figure makes it a label, a code or one thing: a singular noun or a verb ('a 452
+    error', '0 set for'), not one of `units`, a small word, or a word with one of `endings` (a plural: '100
+    connections')."""
+    short = len(word) <= 2 or word in STOPWORDS
+    return not short and word.islower() and not word.endswith(endings) and not units.match(word)
 
 
 def states_setting_value(text: str) -> bool:

@@ -318,28 +318,13 @@ async def test_only_a_question_that_is_a_definition_reads_the_sections_its_term_
     yard = make_document(
         "/corpus/yard.md", "Depot of the North Line\n\nThe northern yard where trams sleep overnight.", "Yard"
     )
-
-    read: list[str] = []
-
-    class Spying(FakeReasoner):
-        async def extract(
-            self,
-            question: str,
-            sub_question: SubQuestion,
-            passages: list[Passage],
-            limit: int,
-            analysis: QueryAnalysis | None = None,
-        ) -> Step[list[Evidence]]:
-            read.extend(passage.text for passage in passages)
-            return Step([])
-
-    services = fake_services(Spying())
+    services = fake_services()  # its reasoner quotes each passage it is given
     services.documents = FakeDocuments({**services.documents.documents, yard.source_id: yard})  # type: ignore[attr-defined]
     definition = SubQuestion(id="q1", text="What is a depot?")
     for question, heading_read in (("What is a depot?", True), ("Is the depot open at night?", False)):
-        read.clear()
-        await evidence_in([yard.source_id], question, [definition], None, fake_context(services))
-        assert any(text.startswith("Depot of the North Line") for text in read) is heading_read, question
+        found = await evidence_in([yard.source_id], question, [definition], None, fake_context(services))
+        quoted = [e.quote for e in found.value]
+        assert any(quote.startswith("Depot of the North Line") for quote in quoted) is heading_read, question
 
 
 def scored(source_id: str, score: float, sub_question_id: str = "q1", claim: str = "") -> Evidence:
