@@ -9,7 +9,14 @@ import re
 from functools import lru_cache
 
 from research_assistant.reasoning.answers import asked_for, asking_part, without_premise
-from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, DOMAINS, NUMERIC_CUES, RECENCY_WORDS
+from research_assistant.reasoning.extractive.lexicon import (
+    ATTRIBUTE_WORDS,
+    CURRENT_OF_TIME,
+    CURRENTLY_OF_TIME,
+    DOMAINS,
+    NUMERIC_CUES,
+    RECENCY_WORDS,
+)
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType
 from research_assistant.text.tokens import content_terms, words
@@ -97,9 +104,33 @@ def detect_domain(question: str, entities: list[str]) -> str:
     return best
 
 
+_NOT_OF_TIME = re.compile(
+    r"\b(?:least|most) recently\b"  # an order of use: 'the least recently used templates'
+    r"|\b(?:oldest|earliest|newest|latest) to (?:oldest|earliest|newest|latest)\b"  # an order: 'oldest to newest'
+    r"|\b(?:newest|latest) first\b"
+    r"|\b(?:bring|brings|brought|bringing|keep|keeps|kept|keeping)\b(?: [\w'-]+){0,5}? up[ -]to[ -]date\b"
+)
+"""Recency words that ask for no time: an order of use or of age, and an action ('brings the schema up to date')."""
+_CURRENT = re.compile(r"\b(current(?:ly)?)\b(?:\s+(\w+))?", re.IGNORECASE)
+
+
 def needs_recent_information(question: str) -> bool:
-    q = " ".join(question.lower().split())
-    return any(re.search(rf"\b{re.escape(w)}\b", q) for w in RECENCY_WORDS) or bool(re.search(r"\b202\d\b", q))
+    """Whether the question asks for what is true now ('the latest release', 'current best practice', 'in 2024')."""
+    q = _NOT_OF_TIME.sub(" ", " ".join(question.lower().split()))
+    if any(re.search(rf"\b{re.escape(w)}\b", q) for w in RECENCY_WORDS) or re.search(r"\b202\d\b", q):
+        return True
+    return any(_current_of_time(match) for match in _CURRENT.finditer(" ".join(question.split())))
+
+
+def _current_of_time(match: re.Match[str]) -> bool:
+    """'current' before a word of time or a name ('a current Wireshark'), or 'currently' before a word of support
+    or standing; either with nothing after it ('Is this still current?')."""
+    word, following = match.group(1).lower(), match.group(2)
+    if following is None:
+        return True
+    if word == "currently":
+        return following.lower() in CURRENTLY_OF_TIME
+    return following.lower() in CURRENT_OF_TIME or following[0].isupper()
 
 
 _WHAT_DOES_IT_DO = re.compile(r"^what (?:does|do|did) .+ (?:do|does|mean|return)\b|^what (?:is|are) .+ used for\b")

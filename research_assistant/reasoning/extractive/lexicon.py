@@ -72,9 +72,21 @@ NAVIGATION_LABELS: tuple[str, ...] = _phrases(
 prose they are prose ('... in the same order as the table of contents.', 'log in to the remote machine')."""
 
 RECENCY_WORDS: tuple[str, ...] = _phrases(
-    "latest, recent, recently, current, currently, this year, today, nowadays, newest, up-to-date, up to date, "
-    "as of, upcoming, right now"
+    "latest, recent, recently, this year, today, nowadays, newest, up-to-date, up to date, as of, upcoming, right now"
 )
+"""Words that ask for what is true now. 'current' and 'currently' are read apart (`CURRENT_OF_TIME`): in a manual
+they more often name a program's own state ('the current working directory', 'the current iteration')."""
+CURRENT_OF_TIME = word_set(
+    "version versions release releases edition stable lts state status situation trend trends event events news "
+    "price prices rate rates leader leaders president record best research consensus thinking practice practices "
+    "recommendation recommendations guidance guidelines standard standards year generation market population "
+    "estimate estimates figures statistics policy policies law laws regulation regulations support"
+)
+"""What 'current' asks the present state of ('the current version', 'current best practice'); before other words
+('current directory', 'current user', 'current line') it names the program's state, not a time."""
+CURRENTLY_OF_TIME = word_set("supported maintained recommended available the best most used popular considered in")
+"""What 'currently' asks the present state of ('currently supported', 'currently the best'); 'how deep it currently
+is' or 'the currently selected item' speak of a program's state."""
 
 DOMAINS: dict[str, frozenset[str]] = {
     "software": word_set(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.reasoning.extractive.analysis import analyze_question, expected_answer
+from research_assistant.reasoning.extractive.analysis import analyze_question, expected_answer, needs_recent_information
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
 from research_assistant.schemas import Intent, QueryType
 
@@ -76,6 +76,35 @@ def test_recent_information_is_detected() -> None:
     assert analyze_question("What are the latest developments in quantum computing?").needs_recent
     assert analyze_question("Which GPUs were released in 2024?").needs_recent
     assert not analyze_question("Why did the Roman Empire fall?").needs_recent
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the current version of Python?",
+        "Does a current Wireshark validate checksums out of the box?",
+        "Which Python versions are currently supported?",
+        "Is this advice still current?",
+        "What changed in the newest release?",
+    ],
+)
+def test_current_asks_for_now_before_a_word_of_time_or_a_name(question: str) -> None:
+    assert needs_recent_information(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I show the current working directory in my PS1 prompt?",
+        "Inside a for loop, which variable gives the current iteration?",
+        "How can the template tell how many levels deep it currently is?",
+        "How many templates are kept before the least recently used ones are thrown out?",
+        "Which versions can it install (oldest to newest)?",
+        "What command brings the schema up to date?",
+    ],
+)
+def test_a_program_state_an_order_or_an_action_asks_for_no_time(question: str) -> None:
+    assert not needs_recent_information(question)
 
 
 def test_expected_answer_shapes() -> None:
