@@ -23,7 +23,7 @@ from research_assistant.text.figures import (
     has_date,
     numbers_in,
 )
-from research_assistant.text.tokens import STOPWORDS, content_terms, quoted_literals, terms_of
+from research_assistant.text.tokens import FILE_PATH, STOPWORDS, content_terms, quoted_literals, terms_of
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
@@ -220,11 +220,12 @@ _VALUE_TOKEN = re.compile(
     r"empty|unlimited|"
     r"infinite|no limit|unset|yes|no)\b|\bthe same (?:value )?as\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
-    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)|\b[A-Za-z][\w-]+\.[a-z]{2,5}\b"
+    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)|\b[A-Za-z][\w-]+\.[a-z]{2,5}\b|" + FILE_PATH
 )
 """A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name, a control
-key in caret notation ('^]', '^C'), a file name ('trustedCAs.pem'). 'on' and 'off' before a word are a
-preposition or a particle ('guessed depending on the input', 'turns off the cache'), not a switch's state."""
+key in caret notation ('^]', '^C'), a file name or path ('trustedCAs.pem', '/var/state/ups'). 'on' and 'off'
+before a word are a preposition or a particle ('guessed depending on the input', 'turns off the cache'), not a
+switch's state."""
 _DEFAULT_STATEMENT = re.compile(
     r"\bdefaults? (?:is|are|was|to|of|value|setting|:)|\bby default\b|\bdefault(?:s|ed)? to\b|\bdefault\b[^.;]{0,60}"
     r"\b(?:is|are|of|=)\b|\bif (?:not|no|omitted|unset)\b|\bunless\b|\bwhen (?:not|omitted)\b|\binitially\b",

@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     import Stemmer
 
 _IDENTIFIER_SPLIT = re.compile(r"[._-]+")
+FILE_PATH = r"(?<![\w/.~])~?(?:/[A-Za-z_.][\w.+@-]*)+/?"
+"""A file or folder path written in prose ('/var/state/ups', '~/.muttrc'): a name, neither code nor a fraction
+('1/3') nor a pair of words ('and/or'). A regular expression."""
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
 STOPWORDS: frozenset[str] = frozenset(

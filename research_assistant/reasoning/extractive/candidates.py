@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from research_assistant.reasoning.answers import expanded_in, is_lead_in
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import (
+    COPULA,
     ENDS_SENTENCE,
     Sentence,
     is_informative,
@@ -333,8 +334,6 @@ _QUESTION_HEADING_MAX_WORDS = 16
 """Questions make longer headings than titles do ('How can I save the result of each iteration in a loop into a
 separate file?'); a line of its own ending in a question mark is still a heading at that length."""
 _DECIMAL = re.compile(r"^[-+]?(?:\d*\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)$")
-_COPULA = re.compile(r"\s(?:is|are|was|were|means|stands for)\s")
-"""A verb that makes a short lower-case line a statement ('slon is Russian for "elephant"'), not a term or title."""
 _SECTION_NUMBER = re.compile(r"^(?:\d+\.)+\d*\s+")
 """'3.3.2.4. ' before a heading's words."""
 
@@ -396,7 +395,7 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
         return len(_SECTION_NUMBER.sub("", text).split()) <= _QUESTION_HEADING_MAX_WORDS
     if _DECIMAL.match(text):
         return False  # a program's output ('-1.110223e-16'), not an option's term line
-    if text[:1].islower() and _COPULA.search(text):
+    if text[:1].islower() and COPULA.search(text):
         return False  # a sentence without its full stop ('slonik is Russian for "little elephant"'), not a title
     if is_lead_in(text):
         return False  # 'Valid values are': what it introduces follows

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, NAVIGATION_LABELS, NAVIGATION_PHRASES
-from research_assistant.text.tokens import words
+from research_assistant.text.tokens import FILE_PATH, words
 
 _LINE = re.compile(r"[^\n]*\n?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>#]|\|(?![^\s|]+\|)|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
@@ -29,6 +29,9 @@ _CODE_START = re.compile(
 """How a line of code opens; not an argument's description ('<timeout> is the time ...') nor a remark in
 brackets ('[Interesting side note: ...')."""
 _CODE_SYMBOLS = frozenset("{}[]()<>=;_\\/*&^%$#@~`|")
+COPULA = re.compile(r"\s(?:is|are|was|were|means|stands for)\s")
+"""A verb that makes a short line a statement ('slon is Russian for "elephant"'), not a term or title."""
+_COPULA_LINE_WORDS = 5
 _VERB_SUFFIX = re.compile(r"(?:ed|ing|es|s|ize|ise|ify|ate)$")
 _REFERENCE = re.compile(
     r"^\^|\bRetrieved (?:on )?(?:\d{1,2} \w+|\w+ \d{1,2},?) \d{4}|\bArchived from the original\b|"
@@ -210,9 +213,10 @@ def has_verb(tokens: list[str]) -> bool:
     return any(len(t) > 3 and t.isalpha() and _VERB_SUFFIX.search(t) for t in tokens[1:])
 
 
-_IDENTIFIER_CALL = re.compile(r"\b[A-Za-z_][\w.]*\(\)|_|https?://\S+|(?<![\w|])\|[^\s|]+\|(?![\w|])")
-"""Names, addresses and links written in prose ('its __hash__() method', 'sys.setrecursionlimit()', 'found at
-https://...', a help file's link to a tag: 'support for |Lists| in |viminfo|'): not a sign of code."""
+_IDENTIFIER_CALL = re.compile(rf"\b[A-Za-z_][\w.]*\(\)|_|https?://\S+|(?<![\w|])\|[^\s|]+\|(?![\w|])|{FILE_PATH}")
+"""Names, addresses, links and file paths written in prose ('its __hash__() method', 'sys.setrecursionlimit()',
+'found at https://...', a help file's link to a tag: 'support for |Lists| in |viminfo|', 'Default is
+/var/state/ups.'): not a sign of code."""
 
 
 def looks_like_code(sentence: str) -> bool:
@@ -244,7 +248,11 @@ def is_informative(sentence: str) -> bool:
     if _REFERENCE.search(s) or s.endswith("?"):
         return False
     if not ENDS_SENTENCE.search(s):
-        return len(tokens) >= 8 and has_verb(tokens) and not _is_title_case(s)
+        # A line without a full stop (a list item, a caption, a heading) says something when it is long and has a
+        # verb, or when a copula joins its words ('slonik is Russian for "little elephant"').
+        if _is_title_case(s):
+            return False
+        return (len(tokens) >= 8 and has_verb(tokens)) or (len(tokens) >= _COPULA_LINE_WORDS and bool(COPULA.search(s)))
     if len(tokens) < 8 and _is_title_case(s):
         return False
     return len(tokens) >= 6 or has_verb(tokens)

@@ -1469,3 +1469,16 @@ def test_a_glossary_terms_short_entry_is_quoted_with_its_term() -> None:
     )
     quotes = [c.quote for c in candidates([Passage(source_id="s1", text=text)])]
     assert "concrete model\n\nA non-abstract (abstract=False) model." in quotes
+
+
+def test_a_default_path_in_the_next_sentence_is_quoted_with_the_sentence_naming_the_setting() -> None:
+    """A path in prose is a value, not code: 'Default is /var/state/ups.' completes the sentence before it."""
+    text = (
+        "--with-statepath=PATH\n\nChange the default location of the state sockets created by the drivers to "
+        "interact with the data server upsd. Default is /var/state/ups.\n\n"
+        "The NUT_STATEPATH environment variable overrides this at run time."
+    )
+    question = "Where do the drivers create their state sockets by default?"
+    found = extract(question, question, [Passage(source_id="s", text=text)], 1)
+    assert found[0].quote.endswith("Default is /var/state/ups.")
+    assert answer_strength(asked_for(question), "Default is /var/state/ups.", question) == 1.0

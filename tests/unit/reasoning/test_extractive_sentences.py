@@ -68,6 +68,8 @@ def test_leading_citation_marks_and_list_markers_are_dropped() -> None:
         "Installing Python Packages",
         "Privacy policy About Wikipedia Disclaimers",
         "1000",
+        "Origin, Providers and Subscribers",
+        "What Is New In This Release",
     ],
 )
 def test_fragments_are_not_evidence(fragment: str) -> None:
@@ -80,6 +82,7 @@ def test_fragments_are_not_evidence(fragment: str) -> None:
         "The default recursion limit is 1000 in CPython.",
         "Run the installer and tick the box to add Python to PATH.",
         "Python 3.0 was released in 2008.",
+        'slonik is Russian for "little elephant"',  # a list item without a full stop, joined by its copula
     ],
 )
 def test_real_sentences_are_evidence(sentence: str) -> None:
@@ -98,6 +101,7 @@ def test_real_sentences_are_evidence(sentence: str) -> None:
         "If this many milliseconds nothing is typed the swap file will be written to disk (see |crash-recovery|).",
         "An (unofficial) wiki can be found at https://gitlab.com/muttmua/mutt/wikis/home for the curious.",
         'Docutils is short for "Python Documentation Utilities".',  # capitals in quotes are a name, not a title
+        "The state sockets default to /var/state/ups on most systems.",  # a path is a name, not code
     ],
 )
 def test_prose_that_mentions_navigation_words_operators_links_or_placeholders_is_evidence(sentence: str) -> None:
