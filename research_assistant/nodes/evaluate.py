@@ -33,14 +33,15 @@ def stop_reason(
     """Why research stops after this round (None to go on), and the queries for the next round."""
     services = services_of(context)
     threshold = threshold_of(services, context)
-    if assessment.complete and assessment.confidence < threshold:
-        # Every sub-question has its evidence, yet the evidence does not show the asked-for answer itself.
-        return (
-            f"completion criteria met, but confidence {assessment.confidence:.0f}/100 stays under the threshold "
-            f"of {threshold:.0f}",
-            [],
-        )
-    if assessment.complete:
+    # Every sub-question has its evidence, yet while confidence stays under the threshold the evidence may not
+    # show the asked-for answer itself: the research goes on with the reasoner's queries for it, if it has any.
+    unsure = (
+        f"completion criteria met, but confidence {assessment.confidence:.0f}/100 stays under the threshold "
+        f"of {threshold:.0f}"
+    )
+    if assessment.complete and assessment.confidence < threshold and not assessment.new_queries:
+        return unsure, []
+    if assessment.complete and assessment.confidence >= threshold:
         return f"completion criteria met (confidence {assessment.confidence:.0f}/100)", []
     if assessment.confidence >= threshold:
         return f"confidence {assessment.confidence:.0f} reached the threshold of {threshold:.0f}", []
@@ -63,7 +64,7 @@ def stop_reason(
             history.add(key)
             fresh.append(query)
     if not fresh:
-        return "no new queries left to try", []
+        return unsure if assessment.complete else "no new queries left to try", []
     return None, fresh
 
 

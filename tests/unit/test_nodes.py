@@ -520,3 +520,16 @@ def test_complete_research_under_the_confidence_threshold_says_so() -> None:
     reason, queries = stop_reason(evaluation_state(), context, assessment, 1, 0.0)
     assert reason is not None and reason.startswith("completion criteria met, but confidence 48/100")
     assert queries == []
+
+
+def test_complete_research_under_the_threshold_searches_again_for_the_answer_while_it_can() -> None:
+    """Every part has evidence, yet confidence says the answer may not be among it: the reasoner's new queries for
+    the question run next round; once none is new, research stops saying why."""
+    context = fake_context(fake_services(FakeReasoner(confidence=48)))
+    again = [SearchQuery(text="recursion limit default value", sub_question_id="q1")]
+    assessment = ProgressAssessment(iteration=1, coverage=[], confidence=48, complete=True, new_queries=again)
+    assert stop_reason(evaluation_state(), context, assessment, 1, 0.0) == (None, again)
+    ran = evaluation_state(search_history=["recursion limit default value"])
+    reason, queries = stop_reason(ran, context, assessment, 1, 0.0)
+    assert reason is not None and reason.startswith("completion criteria met, but confidence 48/100")
+    assert queries == []

@@ -104,7 +104,9 @@ def assess_progress(
     blocked = {normalize_query(q) for q in search_history}
     new_queries: list[SearchQuery] = []
     by_id = {sq.id: sq for sq in plan.sub_questions}
-    for gap in gaps:
+    # With every part covered, the question itself is searched again: the evaluation node runs these queries only
+    # while confidence stays under its threshold (the parts have evidence, yet the answer may not be among it).
+    for gap in gaps or [sq.id for sq in plan.sub_questions[:1]]:
         for text in gap_queries(analysis, by_id[gap], items, embedder, blocked, QUERIES_PER_GAP):
             new_queries.append(SearchQuery(text=text, sub_question_id=gap))
     return ProgressAssessment(

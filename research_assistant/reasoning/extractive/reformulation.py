@@ -8,12 +8,17 @@ Candidates, in order of preference:
 3. entity and keyword combinations, with the sub-question's aspect word;
 4. the sub-question's own text and planned queries, if never run.
 
+Before all of these come the titles its best evidence refers the reader to ('See Controlling the Prompt, for the
+complete list of escape sequences'): manuals answer in the section they point to.
+
 A candidate is kept only when its normalized form (lowercased, whitespace
 collapsed, outer punctuation dropped) is in neither the history nor the queries
 already chosen.
 """
 
 from __future__ import annotations
+
+import re
 
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, FRAMING_WORDS, NEGATIONS
 from research_assistant.reasoning.extractive.planning import keyword_query, without_repeats
@@ -66,6 +71,31 @@ def _feedback_terms(documents: list[Evidence], query: str, count: int = 2) -> li
     return [surface[stem] for stem in ranked[:count]]
 
 
+_TITLE_WORD = r"(?:[A-Z0-9][\w'-]*|of|the|and|a|an|in|for|to|with|on|by)"
+_REFERENCE = re.compile(
+    r"\b(?i:see|refer to|described in|explained in|documented in)\s+(?i:also\s+)?(?i:the\s+)?"
+    r"(?:(?i:section|chapter|node)\s+(?:[\d.]+,?\s+)?)?"
+    rf"(?:[\"“‘']([^\"”’']{{3,80}})[\"”’']|({_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,7}}))"
+)
+"""A cross-reference to a section by its title: 'See Controlling the Prompt, for ...', '(see Completion System)',
+'see Section 4.2, "Access Control"'."""
+_SMALL_TITLE_WORDS = frozenset(["of", "the", "and", "a", "an", "in", "for", "to", "with", "on", "by"])
+
+
+def referenced_titles(evidence: list[Evidence]) -> list[str]:
+    """The section titles the evidence refers the reader to, in order, each once."""
+    titles: list[str] = []
+    for item in evidence:
+        for match in _REFERENCE.finditer(item.quote):
+            words_of = (match.group(1) or match.group(2)).split()
+            while words_of and words_of[-1] in _SMALL_TITLE_WORDS:
+                words_of.pop()
+            title = " ".join(words_of)
+            if any(len(word) >= 3 and word[0].isupper() for word in words_of) and title not in titles:
+                titles.append(title)
+    return titles
+
+
 def _aspect(sub_question: SubQuestion) -> str:
     for word in words(sub_question.text):
         stems = content_terms(word)
@@ -108,7 +138,8 @@ def gap_queries(
         similarity = {e.id: embedder.similarity(sub_question.text, e.claim) for e in evidence}
         feedback = sorted(evidence, key=lambda e: (-similarity[e.id], e.id))[:3]
     aspect = _aspect(sub_question)
-    candidates: list[str] = []
+    references = referenced_titles(feedback)
+    candidates: list[str] = [*references]
     expansion = _feedback_terms(feedback, f"{core} {sub_question.text}", count=6)
     if expansion:
         candidates.append(f"{core} {' '.join(expansion[:2])}")
@@ -128,7 +159,8 @@ def gap_queries(
     for candidate in candidates:
         text = without_repeats(collapse(candidate))
         key = normalize_query(text)
-        if len(key) < 3 or key in blocked or len(set(terms_of(text)) & topic) < needed:
+        on_topic = candidate in references or len(set(terms_of(text)) & topic) >= needed  # what its evidence names
+        if len(key) < 3 or key in blocked or not on_topic:
             continue  # run already, or too little of the topic left to find anything relevant
         blocked.add(key)
         chosen.append(text)

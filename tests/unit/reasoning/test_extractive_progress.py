@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.reasoning.extractive.progress import assess_progress, distinct_claims
+from research_assistant.reasoning.extractive.reformulation import referenced_titles
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import (
     Evidence,
@@ -67,7 +68,8 @@ def test_everything_covered_means_complete_and_confident() -> None:
     result = assess(ANSWERS + CAVEATS)
     assert result.complete
     assert result.gaps == []
-    assert result.new_queries == []
+    # Queries for the question itself, run only if confidence stays under the run's threshold.
+    assert {query.sub_question_id for query in result.new_queries} == {"q1"}
     assert [c.covered for c in result.coverage] == [True, True]
     assert result.coverage[0].evidence_count == 2 and result.coverage[0].source_count == 2
     assert result.confidence >= 90
@@ -155,3 +157,20 @@ def test_the_same_words_under_two_headings_are_two_claims() -> None:
         for n, (section, s) in enumerate([("pre-receive", 0.9), ("post-receive", 0.8), ("post-receive", 0.7)])
     ]
     assert [e.id for e in distinct_claims(items)] == ["E0", "E1"]
+
+
+def test_a_section_the_evidence_refers_to_is_searched_first() -> None:
+    """'See Controlling the Prompt, for ...': the manual answers in the section it points to, whatever its words."""
+    pointer = item(5, "q2", "S1", "See Stack Depth Control, for the complete list of the interpreter's limits.", 0.5)
+    result = assess([*ANSWERS, pointer])
+    assert next(q.text for q in result.new_queries if q.sub_question_id == "q2") == "Stack Depth Control"
+
+
+def test_only_a_title_is_a_reference() -> None:
+    quotes = [
+        "The value is expanded (see PROMPTING below) and used as the primary prompt string.",
+        'For details, see Section 4.2, "Access Control".',
+        "See the documentation for more. You will see that it works.",
+    ]
+    found = referenced_titles([item(n, "q1", "S1", quote, 0.5) for n, quote in enumerate(quotes)])
+    assert found == ["PROMPTING", "Access Control"]
