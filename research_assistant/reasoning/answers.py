@@ -11,6 +11,7 @@ answers in general, never about one document set.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -456,6 +457,35 @@ _TERSE_MEANING = re.compile(r"^(?P<topic>[^:?]{2,80}?):\s*(?:meaning|definition|
 """'The name slonik: meaning?': a topic, then what is asked of it."""
 
 
+_PROVIDES = r"(?:supports?|supported|ships?|shipped|provides?|provided|includes?|handles?)"
+_IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(idiom, re.IGNORECASE), plain)
+    for idiom, plain in (
+        (rf"\b({_PROVIDES}\b[^?.,;:]{{0,40}}?)\s+out of the box\b", r"\1 built-in"),
+        (r"\bout of the box\b", "by default"),
+        (r"\b(?:under the hood|behind the scenes)\b", "internally"),
+        (r"\bby hand\b", "manually"),
+    )
+)
+"""Idioms of questions and what they say plainly. What a program supports 'out of the box' is built in ('Which
+formats does Celery support out of the box?' is answered by 'built-in support for JSON, ...'); what it does 'out of
+the box' it does by default."""
+
+
+def in_plain_words(question: str) -> str:
+    """The question with each idiom (`_IDIOMS`) in plain words: 'Out of the box, which port does Privoxy use?' ->
+    'By default, which port does Privoxy use?'."""
+    for idiom, plain in _IDIOMS:
+        question = idiom.sub(functools.partial(_said_plainly, plain), question)
+    return question
+
+
+def _said_plainly(plain: str, match: re.Match[str]) -> str:
+    """The plain words for a matched idiom, capitalised as it was."""
+    said = match.expand(plain)
+    return said[:1].upper() + said[1:] if match.group()[:1].isupper() else said
+
+
 def without_framing(question: str) -> str:
     """The question without words about where its answer is written: 'What is a reverse proxy, as the Apache
     documentation describes it?' asks 'What is a reverse proxy?'. Such words match every page that
@@ -478,8 +508,8 @@ def asked_directly(question: str) -> str:
     ...'), an indirect question is put back in a question's word order ('Tell me what a savepoint means.' asks
     'What does a savepoint mean?'), a thing asked for by name is asked what it is ('Could you tell me the largest
     message Exim accepts?' asks 'What is the largest message ...?'), 'what's' is 'what is', and 'X: meaning?'
-    asks what X means. Any other question is returned as it is."""
-    text = _CONTRACTION.sub(lambda m: f"{m.group(1)} is ", question)
+    asks what X means, and an idiom is said plainly (`in_plain_words`). Any other question is returned as it is."""
+    text = in_plain_words(_CONTRACTION.sub(lambda m: f"{m.group(1)} is ", question))
     terse = _TERSE_MEANING.match(text)
     if terse is not None:
         return f"What does {terse.group('topic').strip()} mean?"

@@ -34,7 +34,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "install installation setup",
     "maximum max maximal highest largest biggest longest most",
     "minimum min minimal lowest smallest shortest least",
-    "default initial",
+    "default initial built-in builtin",
 )
 """Each group's words stand for one another; a word may be in several groups ('largest')."""
 

@@ -19,6 +19,7 @@ from research_assistant.reasoning.answers import (
     without_framing,
 )
 from research_assistant.reasoning.confidence import ANSWER_FOUND
+from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.shapes import defined_subject, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
 from research_assistant.text.tokens import content_terms
@@ -277,6 +278,17 @@ def test_words_about_where_the_answer_is_written_are_not_what_is_asked() -> None
     kept = "What line length does the Python tutorial's coding style advice recommend?"
     assert without_framing(kept) == kept
     assert asked_for("In the Apache HTTP Server, what is a handler?").kind == "definition"
+
+
+def test_an_idiom_is_read_in_plain_words_and_names_no_topic() -> None:
+    question = "Which serialization formats does Celery support out of the box?"
+    assert without_framing(question) == "Which serialization formats does Celery support built-in?"
+    assert asked_for(question).kind == "list"
+    assert "box" not in " ".join(analyze_question(question).keywords)
+    assert without_framing("Out of the box, which port does it use?") == "By default, which port does it use?"
+    assert without_framing("What happens under the hood?") == "What happens internally?"
+    kept = "Which boxes does the outbox hold?"
+    assert without_framing(kept) == kept
 
 
 @pytest.mark.parametrize(
