@@ -100,6 +100,9 @@ class _Citations:
 _LABEL_MAX_CHARS = 60
 _NOT_A_TITLE = re.compile(r"[=/@#\"'<>{}\[\]$\\|→]|(?:^|\s)-{1,2}\w|(?:^|\s)\d+(?:\s|$)")
 """Marks of a code line or command read as a heading ('tail -f error_log', 'LimitRequestBody 102400')."""
+_OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =][\w<>.-]+)?$")
+"""An option's entry term ('-Q', '--keep-going', '-w file'): a title of what is quoted under it, though it has the
+marks of a command."""
 _GENERIC_TITLES = frozenset(
     {
         *("note", "notes", "warning", "warnings", "caution", "important", "tip", "tips", "see", "summary"),
@@ -112,7 +115,11 @@ _GENERIC_TITLES = frozenset(
 def _label(items: Sequence[Evidence]) -> str:
     """The heading a quote stands under, when it reads as a title and its words are not already in the quote."""
     section = items[0].section.strip().rstrip(":").strip() if items else ""
-    if not section or len(section) > _LABEL_MAX_CHARS or _NOT_A_TITLE.search(section):
+    if not section or len(section) > _LABEL_MAX_CHARS:
+        return ""
+    if _OPTION_TERM.match(section):
+        return section
+    if _NOT_A_TITLE.search(section):
         return ""
     title = words(section)
     if not title or title[0] in _GENERIC_TITLES or set(title) <= set(words(items[0].quote)):

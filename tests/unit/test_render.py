@@ -287,6 +287,22 @@ def test_a_question_heading_labels_its_quote_without_a_colon() -> None:
     assert "1. **Why is the cache fast?** \u201cAlpha says the cache is fast\u201d [1]" in markdown
 
 
+def test_an_options_entry_term_labels_its_description() -> None:
+    evidence = {
+        "eq": Evidence(
+            id="eq",
+            claim="c",
+            quote="Do not output anything on standard output, also suppress warnings.",
+            source_id="a",
+            sub_question_id="q1",
+            section="-Q",
+        )
+    }
+    finding = Finding(text=evidence["eq"].quote, evidence_ids=["eq"], verbatim=True)
+    markdown = render_report(_report(key_findings=[finding]), SOURCES, evidence, CitationStyle.NUMERIC).markdown
+    assert "1. **\\-Q:** \u201cDo not output anything" in markdown
+
+
 def test_a_key_finding_that_repeats_an_earlier_one_word_for_word_is_listed_once() -> None:
     twice = {
         **EVIDENCE,

@@ -43,9 +43,9 @@ from research_assistant.reasoning.answers import (
 from research_assistant.reasoning.extractive.aliases import acronym_aliases, with_aliases
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line, is_value_field
-from research_assistant.reasoning.extractive.query import Concept, build_query
+from research_assistant.reasoning.extractive.query import Concept, Query, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, entry_defines, length_factor, shape_bonus
-from research_assistant.reasoning.extractive.signals import defines
+from research_assistant.reasoning.extractive.signals import defines, names_other_version, numbered_names
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -85,6 +85,12 @@ LEAD_IN_ALONE_FIT = 0.7
 certain Russian words:'): a lead-in without what it introduces, which the span of the lead-in with its items
 holds, repeating the same words. (A sentence that states the value before its colon, '... precision (defaulting
 to 28 places) which can be as large as needed:', is not one.)"""
+OTHER_THAN_COMPARED_FIT = 0.5
+"""A span that names neither of two compared symbols ('-q' and '-Q'): the question's other words ('running
+sphinx-build') only say where the symbols are used, and match every sentence about that."""
+OTHER_VERSION_FIT = 0.5
+"""A span of a page or section on another numbered version of the asked thing ('The DHCPv6 Server' for kea-dhcp4):
+its words match the question's as well as the asked version's would, but it answers for the other."""
 ANSWER_WEIGHT = 0.3
 """How much holding the asked-for thing adds to a span's raw relevance."""
 NO_VALUE_FIT = 0.7
@@ -282,6 +288,8 @@ def candidate_features(
     rarity = {t: 1.0 + shrink * value for t, value in idf.items()}
     top_idf = max((index.idf(t) for t in query.subject), default=1.0) or 1.0
     contexts = [frozenset(terms_of(f"{passage.title} {passage.text}")) for passage in passages]
+    symbols = compared_symbols(query)
+    versions = numbered_names(sub_question.text)
     features: list[Features | None] = []
     for i, candidate in enumerate(found):
         # The first sentence under a term line reads with it ('global interpreter lock' / 'The mechanism ...').
@@ -345,8 +353,9 @@ def candidate_features(
             answer = max(answer, KEYED_DEFINITION)  # 'What does K mean?': the entry 'K' / 'to be killed'
         if instance_of and candidate.section and not titled_by_section and names_instance(instance_of, candidate):
             answer = max(answer, INSTANCE_ANSWER)  # 'Which hooks ...?': 'post-receive' / 'This hook is invoked ...'
+        names_compared = not symbols or _names_symbol(symbols, candidate)
         if query.kind == "comparison" and (
-            keyed[0] or any(_defines_side(candidate.focal, side) for side in query.sides if side)
+            (keyed[0] and names_compared) or any(_defines_side(candidate.focal, side) for side in query.sides if side)
         ):
             # 'DEFERRED means that the transaction does not actually start ...'; the entry of an option or a
             # symbol the question compares ('-Q' / 'Do not output anything ..., also suppress warnings.')
@@ -393,10 +402,42 @@ def candidate_features(
                 * (MISSING_SHAPE_FIT if query.kind in ("number", "date") and not shape and _value_asked(asked) else 1.0)
                 * (VERSION_NOTE_FIT if VERSION_NOTE.match(candidate.focal) else 1.0)
                 * (META_SENTENCE_FIT if META_SENTENCE.match(candidate.focal) else 1.0)
-                * (LEAD_IN_ALONE_FIT if _lead_in_alone(candidate, answer, asked) else 1.0),
+                * (LEAD_IN_ALONE_FIT if _lead_in_alone(candidate, answer, asked) else 1.0)
+                * (1.0 if names_compared else OTHER_THAN_COMPARED_FIT)
+                * (OTHER_VERSION_FIT if versions and _of_other_version(versions, passages, candidate) else 1.0),
             )
         )
     return features
+
+
+def compared_symbols(query: Query) -> tuple[str, ...]:
+    """The two symbols or options a comparison compares ('-q' and '-Q', '$*' and '$@', '!=' and '!=='), when
+    its sides are such names, without words of their own."""
+    sides = [side[0] for side in query.sides if len(side) == 1]
+    return tuple(sides) if query.kind == "comparison" and len(sides) == 2 and not terms_of(" ".join(sides)) else ()
+
+
+def _names_symbol(symbols: tuple[str, ...], candidate: Candidate) -> bool:
+    """Whether the candidate is the entry or row of one of the compared symbols, or names one of them whole
+    ('!=' is not named by '!==', nor '-q' by '-quiet')."""
+    key = row_key(candidate) or (_unquoted(candidate.heading) if candidate.lead else "")
+    if key and _keyed_by(key, set(symbols)):
+        return True
+    return any(
+        re.search(rf"(?<![\w{_SYMBOL_MARKS}]){re.escape(symbol)}(?![\w{_SYMBOL_MARKS}])", candidate.quote)
+        for symbol in symbols
+    )
+
+
+_SYMBOL_MARKS = re.escape("-$@*!=<>~%&|")
+"""Characters that continue a symbol: '!=' followed by '=' is '!=='."""
+
+
+def _of_other_version(versions: dict[str, frozenset[str]], passages: list[Passage], candidate: Candidate) -> bool:
+    """Whether the candidate, its headings or its page's title name another numbered version of what the question
+    names by its number ('The DHCPv6 Server' for a question about kea-dhcp4), and none of them the asked one."""
+    title = passages[candidate.passage_index].title
+    return names_other_version(versions, f"{title}\n{candidate.section}\n{candidate.heading}\n{candidate.quote}")
 
 
 def _lead_in_alone(candidate: Candidate, answer: float, asked: Asked) -> bool:

@@ -99,3 +99,25 @@ def evidence_id(source_id: str, sub_question_id: str, quote: str, section: str =
     two: 'This hook is invoked by ...' under 'post-receive' and 'post-update') for the same sub-question."""
     key = f"{source_id}\x1f{sub_question_id}\x1f{quote}" + (f"\x1f{section}" if section else "")
     return "E" + hashlib.sha1(key.encode()).hexdigest()[:10]
+
+
+_NUMBERED_NAME = re.compile(r"(?<![\w.])([a-z]{2,}?)v?(\d{1,3})[a-z]?(?![\w.])", re.IGNORECASE)
+"""A name made of a word and a number, as versions of one thing are named ('dhcp4', 'DHCPv6', 'ipv4', 'python3',
+'socks5', 'ode45'); the number tells them apart. The word may stand after a hyphen ('kea-dhcp4', 'forward-socks5')."""
+
+
+def numbered_names(text: str) -> dict[str, frozenset[str]]:
+    """The numbers each word of `text` is named with: {'dhcp': {'4'}} for 'kea-dhcp4', {'dhcp': {'6'}} for 'The
+    DHCPv6 Server'."""
+    found: dict[str, set[str]] = {}
+    for match in _NUMBERED_NAME.finditer(text):
+        found.setdefault(match.group(1).lower(), set()).add(match.group(2).lstrip("0") or "0")
+    return {word: frozenset(numbers) for word, numbers in found.items()}
+
+
+def names_other_version(asked: dict[str, frozenset[str]], text: str) -> bool:
+    """Whether `text` names another numbered version of a thing the question names by its number, and not the
+    question's own: a page on 'The DHCPv6 Server' does not answer a question about kea-dhcp4, though its table
+    rows read word for word like the DHCPv4 server's."""
+    named = numbered_names(text)
+    return any(word in named and not named[word] & numbers for word, numbers in asked.items())

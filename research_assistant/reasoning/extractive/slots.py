@@ -64,6 +64,8 @@ def keyword_query(text: str) -> str:
 def _clean_side(text: str) -> str:
     """A side of a comparison or a cause: up to five words, without stopwords or question verbs at its ends,
     unless the question quotes it ('forward only' keeps its 'only')."""
+    if not re.search(r"[^\W_]", text):
+        return text.strip().strip("\"'`‘’“”")  # a symbol ('!=', '!=='): its marks are its name
     bare = text.strip(" ,.;:?!")
     quoted = quoted_literals(bare)
     if len(quoted) == 1:  # 'a suffix like "Ki"' is "Ki", and a wholly quoted side keeps its words

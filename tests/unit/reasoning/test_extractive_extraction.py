@@ -29,6 +29,7 @@ from research_assistant.reasoning.extractive.scoring import (
     score_candidates,
 )
 from research_assistant.reasoning.extractive.shapes import shape_bonus
+from research_assistant.reasoning.extractive.signals import names_other_version, numbered_names
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -496,6 +497,41 @@ def test_the_entries_of_two_compared_options_answer_and_a_section_of_other_words
     )
     assert "Do not output anything on standard output, also suppress warnings." in {e.quote for e in found}
     assert all(e.answer is None or e.answer < ANSWER_FOUND for e in found if "man page" in e.quote)
+
+
+def test_a_sentence_that_names_neither_compared_option_loses_to_their_entries() -> None:
+    text = (
+        "Running the build\n\nRefer to the sphinx-build man page for all options that sphinx-build supports.\n\n"
+        "Options\n\n-P\n\nRun the Python debugger, pdb, if an unhandled exception occurs while building.\n\n"
+        "-q\n\nDo not output anything on standard output, only write warnings and errors to standard error.\n\n"
+        "-Q\n\nDo not output anything on standard output, also suppress warnings.\n\n"
+        "-quiet-mode\n\nRun sphinx-build quietly when building."
+    )
+    question = "What's the difference between running sphinx-build with -q and with -Q?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s1", text=text)], 2, Embedder()
+    )
+    assert {e.quote for e in found} == {
+        "Do not output anything on standard output, only write warnings and errors to standard error.",
+        "Do not output anything on standard output, also suppress warnings.",
+    }
+
+
+def test_the_page_on_the_asked_numbered_version_answers_and_the_other_versions_does_not() -> None:
+    rows = (
+        "Statistic | Type | Description\n\npkt{n}-parse-failed | integer | Number of packets that could not be parsed."
+    )
+    pages = [Passage(source_id=f"v{n}", title=f"The DHCPv{n} Server", text=rows.format(n=n)) for n in (6, 4)]
+    question = "Which kea-dhcp4 statistic counts incoming packets that could not be parsed?"
+    found = extract_evidence(question, SubQuestion(id="q1", text=question), pages, 1, Embedder())
+    assert found[0].source_id == "v4"
+    assert names_other_version(numbered_names(question), "The DHCPv6 Server")
+    assert not names_other_version(numbered_names(question), "DHCPv4 and DHCPv6 servers")
+    assert numbered_names("forward-socks5, ode45, IPv6, 3.12, rst2latex") == {
+        "socks": frozenset({"5"}),
+        "ode": frozenset({"45"}),
+        "ip": frozenset({"6"}),
+    }
 
 
 def test_a_sentence_about_the_document_loses_to_one_about_the_subject() -> None:

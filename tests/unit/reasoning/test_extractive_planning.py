@@ -74,6 +74,8 @@ def test_a_comparison_asks_about_each_side_and_how_they_differ() -> None:
         ("In option values, how does a suffix like 'Ki' differ from plain 'K'?", ("Ki", "K")),
         ("How does a hard link differ from a symbolic link?", ("hard link", "symbolic link")),
         ("What's the difference between running sphinx-build with -q and with -Q?", ("-q", "-Q")),
+        ("In a display filter, what's the difference between != and !== when a field repeats?", ("!=", "!==")),
+        ('Inside double quotes, what\'s the difference between "$*" and "$@"?', ("$*", "$@")),
     ],
 )
 def test_comparison_sides(question: str, sides: tuple[str, str]) -> None:
