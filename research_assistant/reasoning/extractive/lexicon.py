@@ -20,7 +20,7 @@ FRAMING_WORDS: frozenset[str] = word_set(
     "best worst way ways pros cons step steps main happen happens happened latest recent recently current "
     "currently today nowadays exactly actually really get gets go need needs want overview thing things "
     "anything something lot lots considered consider meaning meant define defined definition aspect aspects "
-    "opposed unlike versus vs"
+    "opposed unlike versus vs terminology parlance jargon"
 )
 """Words that frame a question rather than name its subject; RAKE splits phrases on them."""
 

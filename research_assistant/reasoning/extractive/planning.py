@@ -39,6 +39,10 @@ __all__ = ["build_plan", "cause_and_effect", "comparison_sides", "keyword_query"
 
 _FALLBACK_QUERIES = ("{t}", "{e} {t}", "{k} overview", "{k} explained", "{k} guide", "{k} facts", "{k} research")
 """Queries that fill a sub-question's quota when its templates collide with queries planned already."""
+_TERMINOLOGY = re.compile(r"\b(?:terminology|parlance|jargon|glossary)\b|\buses? the (?:term|word)\b", re.IGNORECASE)
+"""A question about a word as a project uses it ('In Django terminology, what is a concrete model?'): the project's
+glossary defines it, under a title ('Glossary') that shares no word with the question."""
+_GLOSSARY_QUERY = "{t} glossary"
 _HOW = re.compile(r"^\s*(?:explain\s+)?how\b(?!\s+(?:many|much|long|often|old|far|big|large|high|fast)\b)", re.I)
 
 
@@ -84,7 +88,8 @@ def build_plan(question: str, analysis: QueryAnalysis, profile: DepthProfile) ->
     count = max(1, profile.sub_questions)
     per_question = max(1, profile.queries_per_sub_question)
     own, *aspects = _templates(question, analysis)
-    texts: list[tuple[str, list[str]]] = [(_as_asked(asked_directly(question)), [_fill(t, queried) for t in own[1]])]
+    first = [_fill(t, queried) for t in ((_GLOSSARY_QUERY,) if _TERMINOLOGY.search(question) else ()) + own[1]]
+    texts: list[tuple[str, list[str]]] = [(_as_asked(asked_directly(question)), first)]
     parts = [(p.text, [p.query, f"{p.query} explained", f"{p.query} overview"]) for p in question_parts(question)]
     headings = [(_fill(text, slots), [_fill(t, queried) for t in queries]) for text, queries in aspects]
     fallbacks = [(_fill(text, slots), [_fill(t, queried) for t in queries]) for text, queries in FALLBACKS]

@@ -38,6 +38,8 @@ _NOT_A_NOUN_PHRASE = re.compile(
     r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did|it|they|we|you|i)\b", re.I
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_QUOTE_MARK = re.compile(r"(?<!\w)['‘`]|['’`](?!\w)|[\"“”]")
+"""A quotation mark, not an apostrophe ("don't", "Python's")."""
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)
 """'How do I X?', 'How to X': X is a verb phrase in its base form ('configure git to sign commits')."""
 _PAIR_PATTERNS = (
@@ -125,7 +127,11 @@ def _noun_phrase(question: str) -> str:
     if match is None:
         return ""
     phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", next(g for g in match.groups() if g).strip()))
-    phrase = _CLAUSE.split(phrase, maxsplit=1)[0].strip(" \"'“”`")  # 'the drawbacks of X instead of Y' -> 'X'
+    phrase = _CLAUSE.split(phrase, maxsplit=1)[0]  # 'the drawbacks of X instead of Y' -> 'X'
+    quoted = quoted_literals(phrase)
+    # "a 'pidbox' in Celery terminology" is about the quoted word; any other quote marks are not words.
+    phrase = quoted[0] if len(quoted) == 1 else phrase
+    phrase = _QUOTE_MARK.sub("", phrase).strip()
     if POINTS_BACK.match(phrase):
         return ""  # 'What does that event mean?' after a premise: the name stands in the premise
     return phrase if 0 < len(phrase.split()) <= 8 and not _NOT_A_NOUN_PHRASE.search(phrase) else ""

@@ -390,3 +390,17 @@ def test_every_sub_question_gets_its_quota_of_distinct_queries(question: str) ->
     assert len(plan.sub_questions) == profile.sub_questions
     queries = [normalize_query(q) for sq in plan.sub_questions for q in sq.queries]
     assert len(queries) == len(set(queries)) == profile.sub_questions * profile.queries_per_sub_question
+
+
+def test_a_question_about_a_projects_terminology_searches_its_glossary_for_the_quoted_term() -> None:
+    question = "What is a 'pidbox' in Celery terminology?"
+    analysis = analyze_question(question)
+    assert analysis.keywords == ["pidbox", "Celery"]
+    quick = build_plan(question, analysis, PROFILES[Depth.QUICK])
+    assert quick.sub_questions[0].queries == ["pidbox glossary"]
+    assert quick.sub_questions[1].text == "Mechanism and workings: pidbox"
+    other = "What is a 'pidbox' in Celery?"
+    assert (
+        "pidbox glossary"
+        not in build_plan(other, analyze_question(other), PROFILES[Depth.QUICK]).sub_questions[0].queries
+    )
