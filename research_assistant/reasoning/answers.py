@@ -1143,6 +1143,17 @@ _NOTE_MARK = re.compile(r"\[\d{1,3}\]")
 """A footnote's or a citation's mark ('... (if it exists). [4]'): no figure of what the text states."""
 
 
+_PERMITTED = re.compile(r"\b(?:allowed|permitted|accepted|acceptable|valid|legal)\b", re.IGNORECASE)
+"""Words of a question about which values may be given: a range answers it as a list of them would."""
+
+
+def _range_strength(text: str, new_numbers: list[str]) -> float:
+    """How clearly the text states a range: two figures stated as bounds (1.0), or two figures (0.6)."""
+    if len(new_numbers) >= 2 and (_states_bounds(text) or (_UPPER.search(text) and _LOWER.search(text))):
+        return 1.0
+    return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
+
+
 def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     """How clearly `text` holds an answer of the asked kind, 0..1 (0 when the kind is unknown)."""
     kind = asked.kind
@@ -1174,9 +1185,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             stated = False  # 'X limits the size ... (three sentences on) ... PEP 440': the figure is of another thing
         return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text)
     if kind == "range":
-        if len(new_numbers) >= 2 and (_states_bounds(text) or (_UPPER.search(text) and _LOWER.search(text))):
-            return 1.0
-        return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
+        return _range_strength(text, new_numbers)
     if kind == "number":
         if any(n not in ("0", "1") for n in new_numbers):
             if _HOW_LONG.search(question) and not _TIMED.search(figures):
@@ -1194,6 +1203,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "list":
         if _lists_items(text) or _names_its_items(text, question):
             return 1.0  # a lead-in with its items, one per line, or the asked things named with theirs
+        if _PERMITTED.search(question) and _range_strength(text, new_numbers) == 1.0:
+            return 1.0  # 'What return codes are allowed?': 'Valid values are in the range of 0 to 255.'
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
         return 0.3 if is_lead_in(text) or _shows_commands(text) else 0.0

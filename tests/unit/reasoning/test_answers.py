@@ -280,6 +280,15 @@ def test_words_about_where_the_answer_is_written_are_not_what_is_asked() -> None
     assert asked_for("In the Apache HTTP Server, what is a handler?").kind == "definition"
 
 
+def test_a_range_of_allowed_values_answers_which_values_are_allowed() -> None:
+    stated = "Valid values are in the range of 0 to 255, inclusive."
+    allowed = "What return codes are allowed for the SKIP_RETURN_CODE test property?"
+    assert asked_for(allowed).kind == "list"
+    assert answer_strength(asked_for(allowed), stated, allowed) == 1.0
+    used = "What return codes does the test runner report?"
+    assert answer_strength(asked_for(used), stated, used) < 1.0
+
+
 def test_an_idiom_is_read_in_plain_words_and_names_no_topic() -> None:
     question = "Which serialization formats does Celery support out of the box?"
     assert without_framing(question) == "Which serialization formats does Celery support built-in?"
