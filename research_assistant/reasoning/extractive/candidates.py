@@ -155,9 +155,12 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             continue
         glossary = _GLOSSARY_TERM.match(heading) is not None and previous is not None and previous.text == heading
         termed = is_term_line(heading) or glossary  # a definition list's term line, or a glossary's few words
-        if lead and termed and _is_entry(sentence.text) and not is_informative(sentence.text):
+        described = not (is_informative(sentence.text) or _QUESTION_HEADING.match(sentence.text.strip()))
+        if lead and termed and _is_entry(sentence.text) and described:
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,
-            # relative'), quoted together since the description alone does not say what it describes.
+            # relative'), quoted together since the description alone does not say what it describes. A question
+            # is no description but the next section's heading (a code block's last line 'mytable.drop(engine)' /
+            # 'Does SQLAlchemy support ALTER TABLE?').
             add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)
             lead = False
             continue
@@ -167,8 +170,9 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
             run = run + 1 if after_heading else 1
             # A few short lines together are a heading over term lines; more are a list or a table of
-            # contents, whose last line heads what follows.
-            section = section if after_heading and run <= _SECTION_RUN else heading
+            # contents, whose last line heads what follows. A question is always a section's own title (an FAQ's).
+            grouped = after_heading and run <= _SECTION_RUN and not _QUESTION_HEADING.match(heading)
+            section = section if grouped else heading
             under_heading = True
             continue
         introduces = is_lead_in(sentence.text)

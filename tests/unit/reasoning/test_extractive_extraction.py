@@ -534,6 +534,18 @@ def test_the_page_on_the_asked_numbered_version_answers_and_the_other_versions_d
     }
 
 
+def test_a_question_after_a_code_line_is_an_faq_heading_not_the_lines_description() -> None:
+    text = (
+        "# now locks are removed\nmytable.drop(engine)\n\n"
+        "Does SQLAlchemy support ALTER TABLE, CREATE VIEW, CREATE TRIGGER?\n\n"
+        "General ALTER support isn't present in SQLAlchemy directly."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    assert not any("mytable.drop(engine)" in c.quote for c in found)
+    answer = next(c for c in found if c.quote.startswith("General ALTER"))
+    assert answer.section == "Does SQLAlchemy support ALTER TABLE, CREATE VIEW, CREATE TRIGGER?"
+
+
 def test_a_sentence_about_the_document_loses_to_one_about_the_subject() -> None:
     text = (
         "Virtual hosts\n\n"
