@@ -896,7 +896,7 @@ def expands(acronym: str, text: str) -> float:
     words = [part for _, part in parts]
     spans = [match.span() for match in _WORD.finditer(text)]
     hyphenated = [text[spans[index][0] - 1 : spans[index][0]] == "-" for index, _ in parts]
-    named = [match.start() for match in re.finditer(rf"\b{re.escape(acronym)}\b", text)]
+    named = [match.start() for match in re.finditer(rf"\b{re.escape(acronym)}s?\b", text)]  # 'NCRs' too
     best = 0.0
     for start in range(len(words)):
         end = _spells(letters, words[start:], hyphenated[start:])
@@ -904,17 +904,27 @@ def expands(acronym: str, text: str) -> float:
             continue
         phrase = words[start : start + end]
         first, last = spans[parts[start][0]][0], spans[parts[start + end - 1][0]][1]
-        if (end == 1 and len(letters) > 2) or (end > 1 and parts[start][0] == parts[start + end - 1][0]):
-            continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms')
+        near = any(_joined(text, at, len(acronym), first, last) for at in named)
+        one_word = end > 1 and parts[start][0] == parts[start + end - 1][0]
+        if (end == 1 and len(letters) > 2) or (one_word and not (near and _camel_case_words(phrase))):
+            continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms'), unless it joins words
         if any(letters in word.lower() for word in phrase) or _SENTENCE_END.search(text, first, last):
             continue  # words built on the abbreviation, or across sentences ('... the default. Note' for DANE)
         if "".join(phrase).lower() == letters:
             continue  # the name spelled another way ('not "DocUtils" or "Doc-Utils"'), not spelled out
-        near = any(_joined(text, at, len(acronym), first, last) for at in named)
         best = max(best, 1.0 if phrase[0][:1].isupper() or near else 0.6)
         if best == 1.0:
             break
     return best
+
+
+def _camel_case_words(parts: list[str]) -> bool:
+    """Whether the parts of one word are words of their own, each a capital and lower-case letters: a name written
+    in CamelCase ('NameChangeRequests (NCRs)') spells out its abbreviation as words would; 'MPMs' does not."""
+    return all(len(part) >= _CAMEL_PART_CHARS and part[0].isupper() and part[1:].islower() for part in parts)
+
+
+_CAMEL_PART_CHARS = 3
 
 
 def _joined(text: str, at: int, length: int, first: int, last: int) -> bool:

@@ -152,6 +152,12 @@ def test_words_that_merely_contain_the_letters_are_no_expansion() -> None:
     assert expands("MATE", "If it happens, MATE will mark the Gop as stopped.") == 0.0
 
 
+def test_a_camel_case_name_beside_its_abbreviation_spells_it_out_and_a_plural_abbreviation_counts() -> None:
+    assert expands("NCR", "The servers send DNS update requests, known as NameChangeRequests (NCRs), to D2.") == 1.0
+    assert expands("NCR", "NameChangeRequests are sent to D2.") == 0.0  # no abbreviation beside it
+    assert expands("MPM", "Apache MPMs (MPM modules) are loaded first.") == 0.0  # 'MPMs' joins no words
+
+
 def test_a_spelling_across_sentences_or_far_from_the_acronym_is_no_sure_expansion() -> None:
     across = 'This lets you configure "decent crypto" for DANE as the default. Note that OpenSSL does not.'
     assert expands("DANE", across) == 0.0
