@@ -165,7 +165,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             lead = False
             continue
         if _heads(text, sentence, previous, following):
-            if _spells_out_abbreviation(sentence.text):
+            if _spells_out_abbreviation(sentence.text) or _spells_out_used(sentence.text, text):
                 add(sentence.start, sentence.end, sentence.text, "", False)  # the heading itself says it
             heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
             run = run + 1 if after_heading else 1
@@ -352,6 +352,18 @@ def _ends_paragraph(sentence: Sentence, previous: Sentence | None) -> bool:
 
 _ABBREVIATION_IN_PARENTHESES = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*|[a-z][0-9]{1,2}[a-z])\)")
 """'(DSN)', or a numeronym ('(l10n)': l, ten letters, n)."""
+
+
+_CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
+
+
+def _spells_out_used(line: str, text: str) -> bool:
+    """Whether a heading's words spell out, capital by capital, an abbreviation the text below it uses: a page
+    titled 'FFmpeg Automated Testing Environment' that speaks of FATE says there what FATE stands for."""
+    initials = "".join(word[0] for word in line.split() if word[:1].isupper())
+    if len(initials) < 2 or len(initials) != len(line.split()):
+        return False
+    return any(found.group() == initials for found in _CAPITALS.finditer(text, text.find(line) + len(line)))
 
 
 def _spells_out_abbreviation(line: str) -> bool:

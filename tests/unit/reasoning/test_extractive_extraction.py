@@ -546,6 +546,20 @@ def test_a_question_after_a_code_line_is_an_faq_heading_not_the_lines_descriptio
     assert answer.section == "Does SQLAlchemy support ALTER TABLE, CREATE VIEW, CREATE TRIGGER?"
 
 
+def test_a_title_that_spells_out_an_abbreviation_its_text_uses_answers_what_it_stands_for() -> None:
+    text = (
+        "FFmpeg Automated Testing Environment\n\nIntroduction\n\n"
+        "FATE is an extended regression suite on the client-side and a means for results aggregation."
+    )
+    question = "What does FATE stand for in FFmpeg development?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s", text=text)], 1, Embedder()
+    )
+    assert found[0].quote == "FFmpeg Automated Testing Environment"
+    unused = "Frequently Asked Questions\n\nIntroduction\n\nThis page answers questions."
+    assert not any(c.quote.startswith("Frequently") for c in candidates([Passage(source_id="s", text=unused)]))
+
+
 def test_a_sentence_about_the_document_loses_to_one_about_the_subject() -> None:
     text = (
         "Virtual hosts\n\n"
