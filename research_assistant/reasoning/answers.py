@@ -904,7 +904,7 @@ def expands(acronym: str, text: str) -> float:
             continue
         phrase = words[start : start + end]
         first, last = spans[parts[start][0]][0], spans[parts[start + end - 1][0]][1]
-        near = any(_joined(text, at, len(acronym), first, last) for at in named)
+        near = any(_joined(text, at, len(acronym), first, last, phrase[0][:1].islower()) for at in named)
         one_word = end > 1 and parts[start][0] == parts[start + end - 1][0]
         if (end == 1 and len(letters) > 2) or (one_word and not (near and _camel_case_words(phrase))):
             continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms'), unless it joins words
@@ -927,14 +927,18 @@ def _camel_case_words(parts: list[str]) -> bool:
 _CAMEL_PART_CHARS = 3
 
 
-def _joined(text: str, at: int, length: int, first: int, last: int) -> bool:
+def _joined(text: str, at: int, length: int, first: int, last: int, lower: bool = False) -> bool:
     """Whether the abbreviation at `at` stands within `_NAMED_NEAR` characters of the words `first`..`last` and is
     set off from them ('write-ahead log (WAL)', 'WAL, the write-ahead log'): the abbreviation followed by a bare
-    space is the subject of the words that spell it ('PAM provides account management' is no expansion of PAM)."""
+    space is the subject of the words that spell it ('PAM provides account management' is no expansion of PAM).
+    Words in lower case joined to it by a conjunction are another thing ('the KDC or kadmind daemons can')."""
     if not first - _NAMED_NEAR <= at <= last + _NAMED_NEAR:
         return False
     gap = text[at + length : first] if at < first else text[last:at]
-    return bool(gap.strip())
+    return bool(gap.strip()) and not (lower and _CONJUNCTION_GAP.fullmatch(gap))
+
+
+_CONJUNCTION_GAP = re.compile(r"\s+(?:and|or|nor|and/or)\s+", re.IGNORECASE)
 
 
 def expanded_in(acronym: str, text: str) -> bool:

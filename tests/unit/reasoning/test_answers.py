@@ -156,6 +156,11 @@ def test_a_camel_case_name_beside_its_abbreviation_spells_it_out_and_a_plural_ab
     assert expands("NCR", "The servers send DNS update requests, known as NameChangeRequests (NCRs), to D2.") == 1.0
     assert expands("NCR", "NameChangeRequests are sent to D2.") == 0.0  # no abbreviation beside it
     assert expands("MPM", "Apache MPMs (MPM modules) are loaded first.") == 0.0  # 'MPMs' joins no words
+    assert expands("NCR", "These requests are known as NameChangeRequests or NCRs.") == 1.0
+
+
+def test_words_in_lower_case_joined_to_the_abbreviation_by_a_conjunction_are_another_thing() -> None:
+    assert expands("KDC", "Plugin modules for the KDC or kadmind daemons can write to the logs.") < 1.0
 
 
 def test_a_spelling_across_sentences_or_far_from_the_acronym_is_no_sure_expansion() -> None:
