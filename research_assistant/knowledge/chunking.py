@@ -41,18 +41,22 @@ def splitter(chunk_size: int, chunk_overlap: int) -> RecursiveCharacterTextSplit
     """The splitter for these settings (one per process: it holds no state between calls)."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    return RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True)
+    return RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
 
 
 def pieces(text: str, chunk_size: int, chunk_overlap: int) -> Iterator[tuple[int, str, int]]:
-    """(start in `text` or -1, chunk text, characters split so far) of each chunk, in order, a section at a time."""
+    """(start in `text` or -1, chunk text, characters split so far) of each chunk, in order, a section at a time.
+
+    A chunk's start is looked for where the splitter's `create_documents` looks for it with `add_start_index`
+    (from the previous chunk's end less the overlap), without the documents it would make, which took as long
+    as the splitting; where that finds nothing (the guess can miss), from the section's beginning."""
     split = splitter(chunk_size, chunk_overlap)
     for offset, section in sections(text):
-        for piece in split.create_documents([section]):
-            chunk = piece.page_content
-            start = int(piece.metadata.get("start_index", -1))
-            if start < 0 or section[start : start + len(chunk)] != chunk:  # the splitter's offset guess can miss
-                start = section.find(chunk)
+        guess, previous = 0, 0
+        for chunk in split.split_text(section):
+            guess = section.find(chunk, max(0, guess + previous - chunk_overlap))
+            previous = len(chunk)
+            start = guess if guess >= 0 else section.find(chunk)
             yield (offset + start if start >= 0 else -1), chunk, offset + len(section)
 
 

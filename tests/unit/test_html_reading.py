@@ -46,6 +46,23 @@ CASES = {
         "",
         "Next: Chapter\n\nSee d(1), e(1)\n\nHomef()",
     ),
+    # A script inside a link is no text of it (a link's text read in C, quicker, is only trusted without one): the
+    # line of buttons within the page and the permalink mark still go.
+    "script in a link": (
+        '<body><p><a href="#a">Up<script>var inside = "a long word"</script></a> | <a href="#b">Top</a></p>'
+        '<h2>Usage<a href="#u">¶<script>track("usage")</script></a></h2><p>Text.</p></body>',
+        "",
+        "Usage\n\nText.",
+    ),
+    # Whitespace only counts as written inside <pre>, else as one character: beside 900 spaces of code a line of
+    # links is not short, beside 900 spaces of markup it is.
+    "whitespace counted": (
+        '<body><div><a href="a.html">Prev</a> | <a href="b.html">Next</a><pre>' + " " * 900 + "</pre></div>"
+        '<div><a href="c.html">Prev</a> | <a href="d.html">Next</a><span>' + " " * 900 + "</span></div>"
+        "<p>End.</p></body>",
+        "",
+        "Prev | Next\n\nEnd.",
+    ),
     "metadata": (
         '<html><head><title> A\n  page </title><meta name="author" content=" Ines  Larsson ">'
         '<link rel="alternate canonical" href=" https://x.org/p "><script type="application/ld+json">'
