@@ -38,6 +38,8 @@ _NOT_A_NOUN_PHRASE = re.compile(
     r"\b(?:what|which|who|when|where|why|how|is|are|was|were|do|does|did|it|they|we|you|i)\b", re.I
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_ENDS_NOUN_PHRASE = re.compile(r"\s*(?:$|(?:in|of|for|on|as|within|under|from)\b)", re.IGNORECASE)
+"""What may follow the word a noun phrase is about: nothing, or a qualifier ('... in Celery terminology')."""
 _QUOTE_MARK = re.compile(r"(?<!\w)['‘`]|['’`](?!\w)|[\"“”]")
 """A quotation mark, not an apostrophe ("don't", "Python's")."""
 VERB_PHRASE = re.compile(r"^\s*how (?:to|(?:do|can|should|would|could) (?:i|you|we|one))\s+(.+?)[?.!]*$", re.IGNORECASE)
@@ -129,8 +131,10 @@ def _noun_phrase(question: str) -> str:
     phrase = _ARTICLE.sub("", _ASPECT_OF.sub("", next(g for g in match.groups() if g).strip()))
     phrase = _CLAUSE.split(phrase, maxsplit=1)[0]  # 'the drawbacks of X instead of Y' -> 'X'
     quoted = quoted_literals(phrase)
-    # "a 'pidbox' in Celery terminology" is about the quoted word; any other quote marks are not words.
-    phrase = quoted[0] if len(quoted) == 1 else phrase
+    # "a 'pidbox' in Celery terminology" is about the quoted word, "the 'x' mode" about a mode; other quote marks
+    # are not words.
+    heads = len(quoted) == 1 and _ENDS_NOUN_PHRASE.match(phrase[phrase.rfind(quoted[0]) + len(quoted[0]) + 1 :])
+    phrase = quoted[0] if heads else phrase
     phrase = _QUOTE_MARK.sub("", phrase).strip()
     if POINTS_BACK.match(phrase):
         return ""  # 'What does that event mean?' after a premise: the name stands in the premise

@@ -399,6 +399,12 @@ def test_a_question_about_a_projects_terminology_searches_its_glossary_for_the_q
     quick = build_plan(question, analysis, PROFILES[Depth.QUICK])
     assert quick.sub_questions[0].queries == ["pidbox glossary"]
     assert quick.sub_questions[1].text == "Mechanism and workings: pidbox"
+    quoted_mode = "What does the 'x' mode mean when opening a file with open()?"  # about a mode, not about 'x'
+    assert (
+        build_plan(quoted_mode, analyze_question(quoted_mode), PROFILES[Depth.QUICK])
+        .sub_questions[1]
+        .text.endswith("x mode")
+    )
     other = "What is a 'pidbox' in Celery?"
     assert (
         "pidbox glossary"
