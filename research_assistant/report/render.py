@@ -22,7 +22,7 @@ from research_assistant.report.quotations import collapse, quotations, quoted_in
 from research_assistant.report.summary import RunSummary, render_run_summary
 from research_assistant.report.support import UNVERIFIED
 from research_assistant.schemas import Evidence, Finding, Notice, ResearchReport, SourceRecord, SourceStatus
-from research_assistant.text.tokens import words
+from research_assistant.text.tokens import OPTION_TERM, words
 
 _QUIET_LEVELS = frozenset({"info", "debug"})
 _UNVERIFIED = escape_markdown(UNVERIFIED)
@@ -100,9 +100,6 @@ class _Citations:
 _LABEL_MAX_CHARS = 60
 _NOT_A_TITLE = re.compile(r"[=/@#\"'<>{}\[\]$\\|→]|(?:^|\s)-{1,2}\w|(?:^|\s)\d+(?:\s|$)")
 """Marks of a code line or command read as a heading ('tail -f error_log', 'LimitRequestBody 102400')."""
-_OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =][\w<>.-]+)?$")
-"""An option's entry term ('-Q', '--keep-going', '-w file'): a title of what is quoted under it, though it has the
-marks of a command."""
 _GENERIC_TITLES = frozenset(
     {
         *("note", "notes", "warning", "warnings", "caution", "important", "tip", "tips", "see", "summary"),
@@ -117,8 +114,8 @@ def _label(items: Sequence[Evidence]) -> str:
     section = items[0].section.strip().rstrip(":").strip() if items else ""
     if not section or len(section) > _LABEL_MAX_CHARS:
         return ""
-    if _OPTION_TERM.match(section):
-        return section
+    if OPTION_TERM.match(section):
+        return section  # an option's entry term, though it has the marks of a command
     if _NOT_A_TITLE.search(section):
         return ""
     title = words(section)

@@ -315,10 +315,10 @@ def _content_link(link: Any) -> bool:
     return (within or _holds(link, _CODE_TAGS)) and not _button(link)
 
 
-def _holds(link: Any, tags: frozenset[str]) -> bool:
-    """Whether one of these elements is inside a link: its few elements looked at in Python, faster than lxml sets
-    up its tag matcher."""
-    return any(node.tag in tags for node in link.iterdescendants())
+def _holds(element: Any, tags: frozenset[str]) -> bool:
+    """Whether one of these tags is inside a small element (a link, a permalink): its few descendants looked at in
+    Python, faster than lxml sets up its tag matcher."""
+    return any(node.tag in tags for node in element.iterdescendants())
 
 
 def _button(link: Any) -> bool:

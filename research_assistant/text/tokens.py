@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     import Stemmer
 
 _IDENTIFIER_SPLIT = re.compile(r"[._-]+")
+OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =](?:<[^<>\s]{1,60}>|[\w.-]+))?$")
+"""An option's entry term ('-Q', '--keep-going', '--depth <depth>', '-w file'): a term line in a manual, and the title
+of the description under it, though it has the marks of a command."""
 FILE_PATH = r"(?<![\w/.~])~?(?:/[A-Za-z_.][\w.+@-]*)+/?"
 """A file or folder path written in prose ('/var/state/ups', '~/.muttrc'): a name, neither code nor a fraction
 ('1/3') nor a pair of words ('and/or'). A regular expression."""

@@ -24,7 +24,7 @@ from research_assistant.reasoning.extractive.sentences import (
     split_sentences,
 )
 from research_assistant.schemas import Passage
-from research_assistant.text.tokens import words
+from research_assistant.text.tokens import OPTION_TERM, words
 
 _SIGNATURE = re.compile(r"^@?(?:class\s+)?[A-Za-z_][\w.]*\([^()]{0,80}\)(?:\s*->\s*[\w.\[\], ]+)?:?$")
 ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)$")
@@ -463,11 +463,10 @@ def _titles(item: Sentence, item_words: list[int]) -> bool:
 
 def _names_term(line: str) -> bool:
     """Whether a short line names a term, an option or a symbol (a list's item), rather than a section."""
-    return bool(_TERM.match(line) or _OPTION_TERM.match(line))
+    return bool(_TERM.match(line) or OPTION_TERM.match(line))
 
 
 _TITLE_WORD = re.compile(r"[A-Z][a-z]+")
-_OPTION_TERM = re.compile(r"^--?[A-Za-z][\w-]*(?:[ =](?:<[^<>\s]{1,60}>|[\w.-]+))?$")
 """A command-line option with its argument ('-d log_level', '--depth=<n>', '-s <malloc[,size]>', '-t <seconds|off>')."""
 
 
