@@ -3,9 +3,9 @@
 Parsing HTML and hashing chunk vectors are pure-Python work: in threads they would take turns on the GIL.
 So a sync with many files to index hands each file to a pool of processes (one per core) that loads it
 (`loaders.load_file`), cuts it into the repository's chunks (`knowledge.chunking`) and, for the offline
-hashing embedding, computes their vectors, while the main process writes the results to the document
-cache and Chroma. The workers import only the loaders, the splitter and the hashing arithmetic: no Chroma,
-no LlamaIndex, so they start in about a second.
+hashing embedding, computes their vectors, and gives each chunk's BM25 terms (`knowledge.bm25_terms`), while
+the main process writes the results to the document cache and Chroma. The workers import only the loaders, the
+splitter, the hashing arithmetic and bm25s's tokenizer: no Chroma, no LlamaIndex, so they start in about a second.
 
 Processes are started with `spawn`, never `fork`: the main process runs threads (Chroma's, the event
 loop's) that a forked child would inherit mid-flight. And they are started without the parent's main
@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from research_assistant.corpus.loaders import CorpusFileError, load_file
+from research_assistant.knowledge import bm25_terms
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces
 from research_assistant.knowledge.hashing import hashing_vectors
 from research_assistant.text.document import DocumentText
@@ -72,7 +73,8 @@ def prepare(path: Path, max_bytes: int, chunking: Chunking | None) -> Prepared |
         # float32 crosses the process boundary at half the size, and is what Chroma stores anyway.
         texts = [embed_text(loaded.title, text) for _, text, _ in made]
         vectors = hashing_vectors(texts, chunking.dim).astype(np.float32)
-    return Prepared(loaded, Chunked(chunking.chunk_size, chunking.chunk_overlap, made, chunking.dim, vectors))
+    terms = bm25_terms.terms(loaded.title, [text for _, text, _ in made])  # so the main process only numbers them
+    return Prepared(loaded, Chunked(chunking.chunk_size, chunking.chunk_overlap, made, chunking.dim, vectors, terms))
 
 
 def process_pool(files: int) -> Executor | None:

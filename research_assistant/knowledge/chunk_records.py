@@ -44,6 +44,8 @@ class StoredChunk:
     """The document's fields (`DOCUMENT_KEYS`), stored with its first chunk only."""
     embedding: Any = None
     """A sequence of floats, or a row of a numpy array."""
+    terms: list[str] | None = None
+    """Its BM25 terms (`bm25_terms.terms`), when made ahead in a worker process."""
 
     @property
     def chunk_id(self) -> str:

@@ -81,3 +81,5 @@ class Chunked:
     dim: int | None = None
     vectors: np.ndarray | None = None
     """One row per piece: the hashing embedding of `embed_text(title, piece)`."""
+    terms: list[list[str]] | None = None
+    """Each piece's BM25 terms (`bm25_terms.terms`)."""

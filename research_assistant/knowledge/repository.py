@@ -70,7 +70,7 @@ from chromadb.config import Settings as ChromaSettings  # noqa: E402
 from research_assistant.concurrency import check_stop  # noqa: E402
 from research_assistant.damage import DamagedStore, chroma_remedy, naming  # noqa: E402
 from research_assistant.database import team_locks  # noqa: E402
-from research_assistant.knowledge import bm25_files  # noqa: E402
+from research_assistant.knowledge import bm25_files, bm25_terms  # noqa: E402
 from research_assistant.knowledge.chroma_client import configured_server, server_client  # noqa: E402
 from research_assistant.knowledge.chunk_records import DOCUMENT_KEYS, StoredChunk, chunk_text, record  # noqa: E402
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces  # noqa: E402
@@ -79,7 +79,6 @@ from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding,
 from research_assistant.knowledge.locking import RepositoryLock  # noqa: E402
 from research_assistant.knowledge.retrievers import ChunkBM25, Hit, Where, fuse, vector_rank  # noqa: E402
 from research_assistant.schemas import Passage  # noqa: E402
-from research_assistant.text.tokens import english_stemmer  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -221,20 +220,13 @@ class _CachedBM25:
 class _StoredTokens:
     """The BM25 tokens of a corpus's chunks as they were stored (`keep_bm25_tokens`), in the order stored."""
 
-    tokenizer: bm25s.tokenization.Tokenizer
+    vocabulary: dict[str, int] = dataclasses.field(default_factory=lambda: {"": 0})
+    """Stem -> token id, numbered in the order first stored, as bm25s's tokenizer numbers them (the empty
+    token, which stands for a chunk without terms, first)."""
     chunk_ids: list[str] = dataclasses.field(default_factory=list)
     tokens: list[list[int]] = dataclasses.field(default_factory=list)
-    """Each chunk's token ids, as the tokenizer gives them: lists of the vocabulary's own int objects, 8 bytes a
-    token (an int32 array made into lists again would make an int object of every token: 60 MB more here)."""
-
-
-def _bm25_tokenizer() -> bm25s.tokenization.Tokenizer:
-    return bm25s.tokenization.Tokenizer(stopwords="en", stemmer=english_stemmer())
-
-
-def _bm25_text(title: str, text: str) -> str:
-    """What BM25 indexes of a chunk: its title, then its text."""
-    return f"{title}\n{text}"
+    """Each chunk's token ids: lists of the vocabulary's own int objects, 8 bytes a token (an int32 array made
+    into lists again would make an int object of every token: 60 MB more here)."""
 
 
 class ResearchRepository:
@@ -468,18 +460,20 @@ class ResearchRepository:
         is built from them instead of reading every chunk back from Chroma: when the corpus then holds exactly
         those chunks, in that order (a first index). Otherwise the index is built as always; so a sync asks for
         this when the corpus has nothing indexed yet. Tokens are kept until the corpus's next index build."""
-        self._stored_tokens[corpus] = _StoredTokens(_bm25_tokenizer())
+        self._stored_tokens[corpus] = _StoredTokens()
 
     def _keep_tokens(self, chunks: list[StoredChunk]) -> None:
-        """Tokenize the stored chunks of the corpora whose tokens are kept, as `_build_bm25` would read them."""
+        """Number the BM25 terms of the stored chunks of the corpora whose tokens are kept, as `_build_bm25` would
+        read them: terms made in a worker process with the chunk, else made here."""
         for corpus, kept in list(self._stored_tokens.items()):  # a reader's index build may pop one meanwhile
             mine = [chunk for chunk in chunks if chunk.corpus == corpus]
             if not mine:
                 continue
-            texts = [_bm25_text(chunk.title, chunk.text) for chunk in mine]
-            tokens = kept.tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
-            kept.tokens.extend(tokens)
-            kept.chunk_ids.extend(chunk.chunk_id for chunk in mine)
+            vocabulary = kept.vocabulary
+            for chunk in mine:
+                stems = chunk.terms if chunk.terms is not None else bm25_terms.terms(chunk.title, [chunk.text])[0]
+                kept.tokens.append([vocabulary.setdefault(stem, len(vocabulary)) for stem in stems])
+                kept.chunk_ids.append(chunk.chunk_id)
 
     def remove_documents(self, source_ids: Iterable[str]) -> None:
         """Delete every chunk of these sources."""
@@ -528,6 +522,8 @@ class ResearchRepository:
             )
             if vectors is not None:
                 chunk.embedding = vectors[number]  # float32, as Chroma stores it
+            if chunked is not None and chunked.terms is not None:
+                chunk.terms = chunked.terms[number]
             yield chunk, reached
 
     @property
@@ -765,34 +761,34 @@ class ResearchRepository:
             if listed != kept.chunk_ids:
                 kept = None
         if kept is not None:
-            tokenizer = kept.tokenizer
+            vocabulary = kept.vocabulary
             chunk_ids = kept.chunk_ids
             tokens = kept.tokens
             del kept
         else:
-            tokenizer, chunk_ids, tokens = self._read_bm25_tokens(corpus, ids)
+            vocabulary, chunk_ids, tokens = self._read_bm25_tokens(corpus, ids)
         if not chunk_ids:
             return _CachedBM25(revision=revision, index=None, size=0)
         check_stop()
         bm25 = bm25s.BM25()
-        bm25.index((tokens, tokenizer.get_vocab_dict()), show_progress=False)
+        bm25.index((tokens, vocabulary), show_progress=False)
         return _CachedBM25(revision=revision, index=ChunkBM25(bm25, chunk_ids), size=len(chunk_ids))
 
     def _read_bm25_tokens(
         self, corpus: str | None, ids: frozenset[str] | None
-    ) -> tuple[bm25s.tokenization.Tokenizer, list[str], list[list[int]]]:
-        """The chunks under a filter read back from Chroma and tokenized, a page at a time."""
-        tokenizer = _bm25_tokenizer()
+    ) -> tuple[dict[str, int], list[str], list[list[int]]]:
+        """The chunks under a filter read back from Chroma and tokenized, a page at a time; with the vocabulary."""
+        tokenizer = bm25_terms.bm25_tokenizer()
         chunk_ids: list[str] = []
         tokens: list[list[int]] = []
         for page_ids, metadatas in self._pages_by_id(self._where(corpus, ids), _BM25_PAGE):
             check_stop()
-            texts = [_bm25_text(str(meta.get("title", "")), chunk_text(meta)) for meta in metadatas]
+            texts = [bm25_terms.bm25_text(str(meta.get("title", "")), chunk_text(meta)) for meta in metadatas]
             tokens.extend(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False))
             chunk_ids.extend(page_ids)
             del texts, metadatas
             release_memory()  # give back the page read from Chroma before the next one is read
-        return tokenizer, chunk_ids, tokens
+        return tokenizer.get_vocab_dict(), chunk_ids, tokens
 
     def _bm25_dir(self, corpus: str | None) -> Path:
         name = "all" if corpus is None else "corpus-" + hashlib.sha1(corpus.encode()).hexdigest()[:16]

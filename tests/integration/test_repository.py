@@ -9,6 +9,8 @@ import chromadb
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
+from research_assistant.knowledge import bm25_terms
+from research_assistant.knowledge.chunking import Chunked, pieces
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
 from research_assistant.knowledge.embeddings import HashingEmbedding
 from research_assistant.knowledge.repository import (
@@ -255,3 +257,25 @@ def test_vector_search_weighs_enough_candidates_to_come_out_the_same_every_time(
     assert setting() == 100
     ResearchRepository(tmp_path / "db", HashingEmbedding())
     assert setting() == SEARCH_EF
+
+
+def test_a_first_index_from_terms_made_in_workers_is_the_index_read_back_from_chroma(tmp_path: Path) -> None:
+    """Terms made ahead with the chunks (as indexing workers make them) are only numbered as the chunks are stored;
+    the BM25 index built from them is the one built by tokenizing the chunks here, or read back from Chroma."""
+    docs = [doc(name) for name in TEXTS] + [doc("short", "a I"), doc("later", "Trams trams TRAM depot 2009.")]
+    ahead = {}
+    for d in docs:
+        made = list(pieces(d.text, 300, 40))
+        ahead[d.source_id] = Chunked(300, 40, made, terms=bm25_terms.terms(d.title, [text for _, text, _ in made]))
+    built = []
+    for name, chunked in (("ahead", ahead), ("here", None), ("read-back", None)):
+        repo = ResearchRepository(tmp_path / name, HashingEmbedding(), chunk_size=300, chunk_overlap=40)
+        if name != "read-back":
+            repo.keep_bm25_tokens("C1")
+        repo.add_documents(docs, run_id="r1", chunked=chunked)
+        assert ("C1" in repo._stored_tokens) == (name != "read-back")
+        index = repo._bm25_for("C1", None).index
+        assert index is not None
+        built.append((index.bm25.vocab_dict, index.chunk_ids, index.bm25.scores["data"].tolist()))
+    assert built[0] == built[1] == built[2]
+    assert "" in built[0][0] and "tram" in built[0][0]
