@@ -24,7 +24,7 @@ from research_assistant.text.figures import (
     has_date,
     numbers_in,
 )
-from research_assistant.text.tokens import FILE_PATH, STOPWORDS, content_terms, quoted_literals, terms_of
+from research_assistant.text.tokens import FILE_PATH, STOPWORDS, content_terms, quoted_literals, terms_of, words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
@@ -270,6 +270,41 @@ _POLARITY = re.compile(
     r"possible|impossible|may|can|unless|none|ignored|disabled|enabled|off|false|true)\b",
     re.IGNORECASE,
 )
+_DENIALS = frozenset("not no never cannot none neither nor only impossible unsupported unable".split())  # noqa: SIM905
+_AFFIRMATIONS = frozenset(
+    "yes can may will always must supports supported allows allowed permits permitted possible works safe".split()  # noqa: SIM905
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_VERDICT_REACH = 5
+"""Words between a verdict ('cannot', 'is supported') and a word of the question for the verdict to be about it."""
+
+
+def _verdict_strength(question: str, text: str) -> float:
+    """How squarely a span settles a yes-or-no question: a denial ('A partial check cannot be combined with the
+    --repair option', 'not in any way thread-safe', 'only supported on macOS') within a few words of a term of the
+    question, in one sentence, settles it; an affirmation there ('will allow more listeners to be added') nearly;
+    a polarity word elsewhere may ('can', 'only', 'disabled' about something else)."""
+    if not _POLARITY.search(text):
+        return 0.0
+    asked = set(terms_of(question))
+    strength = 0.6
+    for sentence in _SENTENCE_END.split(text):
+        tokens = words(sentence)
+        about = [i for i, token in enumerate(tokens) if asked.intersection(_token_terms(token))]
+        for i, token in enumerate(tokens):
+            denial = token in _DENIALS or token.endswith(("n't", "n’t"))
+            if (denial or token in _AFFIRMATIONS) and any(abs(i - j) <= _VERDICT_REACH for j in about):
+                if denial:
+                    return 1.0
+                strength = 0.8
+    return strength
+
+
+@functools.lru_cache(maxsize=4096)
+def _token_terms(token: str) -> frozenset[str]:
+    return frozenset(terms_of(token))
+
+
 _LIST_SHAPE = re.compile(
     r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s"
     r"|(?:[\"'“‘`][^\"'”’`\n]{1,30}[\"'”’`][^,;\n]{0,120}[,;]\s*){2,}(?:and|or)\s+[\"'“‘`]"
@@ -1213,7 +1248,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "date":
         return 1.0 if has_date(text) else 0.0
     if kind == "yesno":
-        return 0.6 if _POLARITY.search(text) else 0.0
+        return _verdict_strength(question, text)
     if kind == "list":
         if _lists_items(text) or _names_its_items(text, question):
             return 1.0  # a lead-in with its items, one per line, or the asked things named with theirs

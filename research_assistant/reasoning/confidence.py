@@ -15,8 +15,9 @@
   or only in the entries of settings it does not ask about, at most three quarters; a question its reasoner does
   not count covered (the report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes
   state; a comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at
-  most `READER_JUDGED_CERTAINTY`; and a question that names something (a capitalised name: 'Redis', 'SMTP') that no
-  quote, no quote's section and no quoted source's title mentions gets at most half (`unseen_names`).
+  most `READER_JUDGED_CERTAINTY`, a yes-or-no question at most `VERDICT_CERTAINTY`; and a question that names
+  something (a capitalised name: 'Redis', 'SMTP') that no quote, no quote's section and no quoted source's title
+  mentions gets at most half (`unseen_names`).
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
@@ -46,6 +47,10 @@ manuals, lists the extractive reasoner judged sure were the asked ones on its de
 two on its test questions.)"""
 READER_JUDGED_CERTAINTY = 0.75
 """The most certainty a quote judged by its reasoner gives a question of `READER_JUDGED`."""
+VERDICT_CERTAINTY = 0.6
+"""The most certainty a quote gives a yes-or-no question: a denial or an affirmation near the question's words ranks
+a quote first (`answers._verdict_strength`), but which way it settles the question, and whether it is about what
+was asked, only a reader can tell (on the quality benchmark, as many wrong verdicts as right ones came first)."""
 CLEAR_RELEVANCE = 0.5
 """Relevance (as the extractive reasoner scores a quote) at or above which a quote stating a value of the asked
 kind is clearly about what was asked."""
@@ -165,8 +170,8 @@ def answer_certainty(
     `UNSURE_CERTAINTY`.
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, surely only the entry under its term, a list under its lead-in), or, when it
-    judged none, the question's own coverage score; never below `UNSURE_CERTAINTY`, and for a comparison, a
-    how-question or a list at most `READER_JUDGED_CERTAINTY`.
+    judged none, the question's own coverage score; never below `UNSURE_CERTAINTY`, for a comparison, a
+    how-question or a list at most `READER_JUDGED_CERTAINTY`, for a yes or no at most `VERDICT_CERTAINTY`.
     Either way at most `UNCOVERED_CERTAINTY` when the reasoner does not count the question itself covered.
     """
     direct = direct_evidence(plan, evidence)
@@ -188,6 +193,8 @@ def answer_certainty(
     judged = [e.answer for e in direct if e.answer is not None]
     if judged and asked.kind in READER_JUDGED:
         ceiling = min(ceiling, READER_JUDGED_CERTAINTY)
+    if judged and asked.kind == "yesno":
+        ceiling = min(ceiling, VERDICT_CERTAINTY)
     own = max(judged) if judged else (own_coverage.score if own_coverage else 0.0)
     return min(ceiling, max(UNSURE_CERTAINTY, min(1.0, own)))
 

@@ -300,6 +300,20 @@ def test_a_range_of_allowed_values_answers_which_values_are_allowed() -> None:
     assert answer_strength(asked_for(used), stated, used) < 1.0
 
 
+def test_a_yes_or_no_is_settled_by_a_verdict_on_what_the_question_asks_about() -> None:
+    asked = Asked("yesno")
+    question = "Can I run borg check --repair as a time-limited partial check with --max-duration?"
+    denial = "A partial check cannot be combined with the --repair option."
+    elsewhere = "You can give a prefix. Checks of big repositories take long."  # 'can' is about the prefix
+    instruction = "Partial checks are possible with the --max-duration option."
+    assert answer_strength(asked, denial, question) == 1.0
+    assert answer_strength(asked, instruction, question) == 0.8
+    assert answer_strength(asked, elsewhere, question) == 0.6
+    assert answer_strength(asked, "The archive is stored in segments.", question) == 0.0
+    threads = "Is it OK to run my CliRunner-based tests from several threads in parallel?"
+    assert answer_strength(asked, "They are not in any way thread-safe!", threads) == 1.0
+
+
 def test_an_idiom_is_read_in_plain_words_and_names_no_topic() -> None:
     question = "Which serialization formats does Celery support out of the box?"
     assert without_framing(question) == "Which serialization formats does Celery support built-in?"

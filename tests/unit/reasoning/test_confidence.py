@@ -141,6 +141,16 @@ def test_a_judged_quote_never_makes_a_comparison_a_how_question_or_a_list_sure(q
     assert answer_certainty(question, plan, [quoted], FULL) == 1.0
 
 
+def test_a_judged_verdict_never_makes_a_yes_or_no_question_sure() -> None:
+    """A denial next to the question's words ranks a quote first, but which way it settles the question only a
+    reader can tell: the extractive reasoner's yes or no stays under 80."""
+    question = "Can I run a repair as a time-limited partial check?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    quoted = _evidence("A partial check cannot be combined with the repair option.")
+    assert answer_certainty(question, plan, [quoted.model_copy(update={"answer": 1.0})], FULL) == 0.6
+    assert answer_certainty(question, plan, [quoted], FULL) == 1.0
+
+
 def test_a_value_stated_only_by_a_loosely_relevant_quote_is_not_sure() -> None:
     """The extractive reasoner scores each quote: a value in one that shares little with the question is as often
     another setting's; a quote a model chose (no judged answer) is taken as relevant."""
