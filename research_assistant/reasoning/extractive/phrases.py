@@ -62,8 +62,19 @@ def _span_of(token: _Token, spans: list[tuple[int, int]]) -> tuple[int, int] | N
     return next((span for span in spans if span[0] <= token.start and token.end <= span[1]), None)
 
 
+_CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z]\w*_\w+|[A-Za-z_][\w.]*\(\)")
+
+
+def is_code_name(name: str) -> bool:
+    """Whether a name is written as code: dotted, with an underscore, or called ('fs.watch()', 'yy_push_state',
+    'setTimeout()'); not a camel-cased name alone, which products have too ('MySQL', 'FreeBSD')."""
+    return _CODE_NAME.fullmatch(name) is not None
+
+
 def extract_keywords(question: str, limit: int = 8) -> list[str]:
-    """Candidate phrases split at stopwords, framing words and punctuation, ranked RAKE-style."""
+    """Candidate phrases split at stopwords, framing words and punctuation, ranked RAKE-style; what a call in the
+    question passes is left out (`_CALL_ARGUMENTS`)."""
+    question = _CALL_ARGUMENTS.sub(lambda m: " " * len(m.group()), question)
     spans = _multiword_spans(question)
     tokens = _tokens(question)
     phrases: list[list[_Token]] = []
@@ -112,9 +123,20 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
     return keywords or [w for w in words(question) if w not in {"what", "how", "why"}][:limit]
 
 
+_MODIFIER_SUFFIX = re.compile(
+    r"-(?:based|like|style|specific|related|compatible|aware|enabled|powered|driven|friendly|wide|level)$", re.I
+)
+"""'CliRunner-based tests' are tests of CliRunner: the name is 'CliRunner'."""
+_NOT_NAMES = frozenset({"OK", "OKAY", "I'M", "I'VE", "I'LL", "I'D", "I’M", "I’VE", "I’LL", "I’D"})
+"""Capitalised words that are English, not names or acronyms ('Is it OK to ...?', "I'm")."""
+_CALL_ARGUMENTS = re.compile(r"(?<=\w\()[^()]*(?=\))")
+"""What a call in the question passes (`get_app_dir('Foo Bar')`): an example value, not what it is about."""
+
+
 def _add(found: list[tuple[int, str]], start: int, text: str) -> None:
     text = re.sub(r"['’]s$", "", text.strip(" .,;:"))  # 'Apache's event MPM': the name is 'Apache'
-    if len(text) >= 2:
+    text = _MODIFIER_SUFFIX.sub("", text)
+    if len(text) >= 2 and text.upper() not in _NOT_NAMES:
         found.append((start, text))
 
 
@@ -155,6 +177,8 @@ def extract_entities(question: str) -> list[str]:
         _add(found, 0, paired.group(1))
     for run in _name_runs(question):
         _add(found, run[0].start(), question[run[0].start() : run[-1].end()])
+    arguments = [m.span() for m in _CALL_ARGUMENTS.finditer(question) if m.group().strip()]
+    found = [(start, text) for start, text in found if not any(a <= start < b for a, b in arguments)]
     found.sort(key=lambda item: (item[0], -len(item[1])))
     entities: list[str] = []
     for _, text in found:

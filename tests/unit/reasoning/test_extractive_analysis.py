@@ -64,6 +64,15 @@ def test_entities_cover_identifiers_versions_years_acronyms_and_names() -> None:
     assert "Did" not in entities
 
 
+def test_entities_leave_out_english_words_modifier_suffixes_and_what_a_call_passes() -> None:
+    assert extract_entities("Is it OK to run my CliRunner-based tests from several threads?") == ["CliRunner"]
+    assert extract_entities("I'm upgrading Django. Is SHA1 still allowed?") == ["Django", "SHA1"]
+    question = "Where does click.get_app_dir('Foo Bar') point on an ordinary Unix system?"
+    assert extract_entities(question) == ["click.get_app_dir", "Unix"]
+    assert not [k for k in extract_keywords(question) if "Foo" in k or "Bar" in k]
+    assert "Redis" in extract_entities("Which port does 'Redis' use?")  # a quoted name outside a call stays
+
+
 def test_keywords_keep_multiword_names_whole_and_skip_framing_words() -> None:
     keywords = extract_keywords("Who founded the Bank of England in 1694?")
     assert keywords[0] == "Bank of England"

@@ -375,7 +375,12 @@ def test_the_topic_is_a_phrase_the_question_writes() -> None:
         ('In Git terminology, what is an "evil merge"?', "evil merge"),
         ("In SQLite, what is meant by the type affinity of a column?", "type affinity of a column"),
         # 'that event' points back to the statement before the question, which names it.
-        ("My ntpd log shows a panic_stop system event. What does that event mean?", "panic_stop system event"),
+        ("My ntpd log shows a panic_stop system event. What does that event mean?", "panic_stop"),
+        # A name written as code is what the question is about, unless the subject is only said to be in it.
+        ("Does fs.watch() with recursive: true work on Linux in Node 18?", "fs.watch()"),
+        ("Where does click.get_app_dir('Foo Bar') point on an ordinary Unix system?", "click.get_app_dir"),
+        ("Which unit is the cpu limit in limits.conf expressed in?", "cpu limit"),
+        ("Is it OK to run my CliRunner-based tests from several threads in parallel?", "CliRunner"),
         # Whether there is a limit asks it of a thing: the attribute is not what the question is about.
         ("Is there a limit on the size of a message?", "message"),
         ("Is there a maximum length for a package name?", "package name"),
