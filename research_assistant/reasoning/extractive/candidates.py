@@ -176,7 +176,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             under_heading = True
             continue
         introduces = is_lead_in(sentence.text)
-        open_lead_in = introduces and not sentence.text.rstrip().endswith(":")  # 'Valid values are'
+        open_lead_in = introduces and not sentence.text.rstrip().endswith((":", "."))  # 'Valid values are'
         if not (is_informative(sentence.text) or open_lead_in) or _is_code_comment(text, sentence, previous, following):
             continue
         if sentence.start == body_start and sentence.text[:1].islower():
@@ -223,6 +223,8 @@ _LIST_MAX_CHARS = 700
 _TERSE_ITEM_WORDS = 4
 """Items of at most this many words are names ('Debug1'), not sentences: a sentence after them ends the list."""
 _ITEM_MAX_CHARS = 250
+_LABELLED_ITEM = re.compile(r"^[^:\n]{1,40}:[ \t]+\S")
+"""A list item that is a label and its value on one line ('Unix: ~/.config/foo-bar')."""
 
 
 _ENTRY_MAX_CHARS = 160
@@ -274,7 +276,7 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
     rest = sentences[position + 1 :]
     if is_lead_in(sentence.text):
         end, segment, item_start = sentence.end, sentence.segment, sentence.start
-        in_table = False
+        in_table = first_labelled = False
         item_words: list[int] = []
         for offset, item in enumerate(rest):
             if item.end - sentence.start > _LIST_MAX_CHARS or text[end : item.start].count("\n") > 2:
@@ -284,28 +286,38 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             if in_table and not row:
                 break  # the table the lead-in introduced has ended
             in_table = row
+            labelled = _LABELLED_ITEM.match(item.text) is not None
             if (
-                # What a colon introduces first is its list, not the next section's title, unless it is code.
+                # What a colon introduces first is its list, not the next section's title, unless it is code; nor
+                # is an item labelled as the first one was ('Mac OS X: ~/Library/...' / 'Unix: ~/.config/...').
                 (item_words or _STATEMENT.search(item.text.strip()))
                 and _is_heading(item, after)
                 and not row
-                and (not _names_term(item.text.strip()) or _titles(item, item_words))
+                and not (labelled and first_labelled)
+                and (first_labelled or not _names_term(item.text.strip()) or _titles(item, item_words))
             ):
                 break  # the next section's heading (not a table's header row): the list has ended
             if item.segment != segment:
                 segment, item_start = item.segment, item.start
             elif segment == sentence.segment:
-                break  # the lead-in's paragraph goes on: no list follows
+                if not sentence.text.rstrip().endswith("."):
+                    break  # the lead-in's paragraph goes on: no list follows
+                # 'The following routines are available for scanning strings. All of them ...': a sentence that
+                # announces the following things, whose paragraph goes on before they come.
+                end = item.end
+                continue
             if item.end - item_start > _ITEM_MAX_CHARS:
                 break  # a long paragraph: prose again, the list has ended
-            if item_words and is_lead_in(item.text):
-                break  # the next lead-in ('If that does not work, restart it:') opens a list of its own
+            if item_words and is_lead_in(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
+                break  # the next lead-in ('If that does not work, restart it:') opens a list of its own, where a
+                # label does not ('Unix (POSIX):' over its value)
             terse = len(item_words) >= 2 and max(item_words) <= _TERSE_ITEM_WORDS
             if terse and ENDS_SENTENCE.search(item.text) and len(words(item.text)) > _TERSE_ITEM_WORDS:
                 break  # a sentence after one-word items ('Fatal' / 'Error' / ...): prose again
             if item.end == body_end and not ENDS_SENTENCE.search(item.text) and len(item.text) > 60:
                 break  # cut off at the chunk's edge
             end = item.end
+            first_labelled = labelled if not item_words else first_labelled
             item_words.append(len(words(item.text)))
         return [end] if end > sentence.end else []
     ends: list[int] = []
@@ -330,7 +342,8 @@ _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.
 _STATEMENT = re.compile(r"\s=\s|[;{]$")
 """An assignment or a statement of code: a line of an example, never a heading or a term."""
 _QUESTION_HEADING = re.compile(
-    r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b[^.!;:]*\?$",
+    r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b"
+    r"(?:\b(?:etc|e\.g|i\.e|vs)\.|[^.!;:])*\?$",
     re.IGNORECASE,
 )
 """A heading that is a question, as FAQs and how-to guides write them."""

@@ -171,12 +171,25 @@ def split_sentences(text: str) -> list[Sentence]:
             continue
         seg_start, seg_end = _trim(text, first, last)
         segment = text[seg_start:seg_end]
-        for s, e in tokenizer.span_tokenize(segment):
+        for s, e in _joined_after_etc(segment, list(tokenizer.span_tokenize(segment))):
             for a, b in _split_long(text, seg_start + s, seg_start + e):
                 start, end = _trim(text, a, b)
                 if end > start:
                     sentences.append(Sentence(text[start:end], start, end, index))
     return sentences
+
+
+def _joined_after_etc(segment: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Punkt's spans, rejoined where one ends on 'etc.' and the next begins with a lower-case letter ('Which file
+    types, attributes, etc. are not preserved?'): 'etc.' ends sentences too often to be an abbreviation Punkt
+    never splits at, but no sentence begins in lower case after it."""
+    joined: list[tuple[int, int]] = []
+    for start, end in spans:
+        if joined and segment[joined[-1][0] : joined[-1][1]].endswith("etc.") and segment[start : start + 1].islower():
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
 
 
 ROW_MAX_CHARS = 600

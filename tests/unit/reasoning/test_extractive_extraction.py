@@ -1544,3 +1544,39 @@ def test_a_default_path_in_the_next_sentence_is_quoted_with_the_sentence_naming_
     found = extract(question, question, [Passage(source_id="s", text=text)], 1)
     assert found[0].quote.endswith("Default is /var/state/ups.")
     assert answer_strength(asked_for(question), "Default is /var/state/ups.", question) == 1.0
+
+
+def test_a_sentence_announcing_the_following_things_is_quoted_through_its_paragraph_to_them() -> None:
+    """'The following routines are available for ... .' is a whole sentence whose paragraph goes on before the
+    routines come: it was neither quoted with them nor alone, so the page's answer to 'how do I scan a string
+    in memory?' was never a candidate."""
+    text = (
+        "The following routines are available for scanning in-memory strings instead of files. All of them "
+        "create a new input buffer.\n\nFunction: yy_scan_string ( const char *str )\n\nscans a NUL-terminated "
+        "string.\n\nAnother chapter begins here with a long paragraph of prose that has nothing to do with the "
+        "routines above, which goes on and on about other things entirely, well past the length of an item, "
+        "so that it cannot be taken for one of the items of the list above it, however it is read by anyone."
+    )
+    quotes = [c.quote for c in candidates([Passage(source_id="s", title="Buffers", text=text)])]
+    assert any(q.startswith("The following routines") and q.endswith("scans a NUL-terminated string.") for q in quotes)
+
+
+def test_labelled_items_under_a_lead_in_are_one_list_not_headings() -> None:
+    text = (
+        'For an app called "Foo Bar", the following folders could be returned:\n\n'
+        "Mac OS X: ~/Library/Application Support/Foo Bar\n\nUnix: ~/.config/foo-bar\n\n"
+        "Windows: C:\\Users\\<user>\\AppData\\Roaming\\Foo Bar\n\nParameters\n\napp_name - the application name."
+    )
+    quotes = [c.quote for c in candidates([Passage(source_id="s", title="API", text=text)])]
+    assert any(q.startswith("For an app") and "Unix: ~/.config/foo-bar" in q and "Windows" in q for q in quotes)
+    assert not any(q.startswith("For an app") and "Parameters" in q for q in quotes)
+
+
+def test_an_faq_question_with_an_abbreviation_heads_its_answer() -> None:
+    text = (
+        "Which file types, attributes, etc. are not preserved?\n\nUNIX domain sockets (they are meaningless "
+        "without the process that created them).\n\nSome filesystem specific attributes, like btrfs NOCOW."
+    )
+    found = candidates([Passage(source_id="s", title="FAQ", text=text)])
+    first = next(c for c in found if c.quote.startswith("UNIX domain sockets"))
+    assert first.heading == "Which file types, attributes, etc. are not preserved?" and first.lead

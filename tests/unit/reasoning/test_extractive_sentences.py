@@ -41,6 +41,13 @@ def test_abbreviation_does_not_end_a_sentence() -> None:
     assert texts == ["Use a recent release, e.g. Python 3.12 or later.", "Then run it."]
 
 
+def test_etc_ends_a_sentence_only_before_a_capital() -> None:
+    texts = [s.text for s in split_sentences("Which file types, attributes, etc. are not preserved? Sockets.")]
+    assert texts == ["Which file types, attributes, etc. are not preserved?", "Sockets."]
+    texts = [s.text for s in split_sentences("It reads files, pipes, etc. The rest is ignored.")]
+    assert texts == ["It reads files, pipes, etc.", "The rest is ignored."]
+
+
 def test_wrapped_lines_are_joined_into_one_sentence() -> None:
     texts = [s.text for s in split_sentences(DOC_PAGE)]
     wrapped = next(t for t in texts if t.startswith("Python was conceived"))
