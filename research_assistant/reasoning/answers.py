@@ -156,6 +156,7 @@ _HOW_MUCH = re.compile(
     r"\bwhat(?:'s|’s| is)? (?:the )?(?:number|percentage|size|amount|count|length|duration|value|rate|version|port|"
     r"timeout)\b|"
     r"\b(?:above|below|over|under|beyond|past)\s+what\s+(?:[\w/-]+\s+){0,3}(?:size|length|number|count|value|age)\b|"
+    r"\b(?:what|which)\s+(?:[\w-]+\s+)?(?:exit (?:status|code)|return code|status code|port)\b|"
     r"\bwhat\s+(?:[\w-]+\s+){1,2}(?:width|size|length)\b",
     re.IGNORECASE,
 )
@@ -169,7 +170,7 @@ _LIST = re.compile(
     r"uses|requirements|rules|restrictions|situations|conditions|cases|functions|commands|examples)\b"
     r"|^\s*(?:list|name|enumerate)\b|^\s*(?:the\s+|a\s+)?(?:full\s+|complete\s+)?list\s+of\b"
     r"|^\s*(?:what|which)\s+(?:types|kinds|sorts|categories|classes)\s+of\b"
-    r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+s(?:\s+of\s+[\w-]+)?\s+"
+    r"|(?:^|,)\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}[a-z]+(?<![sui])s(?:\s+of\s+[\w-]+)?\s+"
     r"(?:do|does|did|are|were|can|could|should|will|would|may|"
     r"must|(?:do|does|did|are|were|ca|could|should|wo|would)n['’]t|cannot)\b"
     r"|^\s*(?:by|in|with|through)\s+(?:what|which)\s+[a-z]+s\b"

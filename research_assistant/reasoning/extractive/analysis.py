@@ -26,6 +26,8 @@ _COMPARATIVE = re.compile(
     r"(?:better|worse|faster|slower|cheaper|safer|easier|harder|bigger|smaller) than|more \w+ than|less \w+ than|"
     r"pros and cons of \w+ (?:and|or|vs))\b"
 )
+_HOW_TO_COMPARE = re.compile(r"\bhow (?:do|does|should|can|could|would) (?:i|we|you|one) compare\b|\bhow to compare\b")
+"""'How should I compare the digest I compute with the one sent?' asks how to do the comparing: a procedure."""
 _CHOICE = re.compile(r"^(?:which|should|is it better)\b.*\bor\b")
 _NO_CHOICE = re.compile(
     r"\b(?:such as|for example|for instance|e\.g\.|including)\b[^,;?]*"
@@ -65,7 +67,7 @@ def classify(question: str) -> QueryType:
     A statement leading the question only sets the scene: the type is read from the question after it."""
     whole = " ".join(question.lower().split())
     q = " ".join(asking_part(question).lower().split())
-    if _COMPARATIVE.search(whole) or _CHOICE.search(_NO_CHOICE.sub("", q)):
+    if (_COMPARATIVE.search(whole) and not _HOW_TO_COMPARE.search(q)) or _CHOICE.search(_NO_CHOICE.sub("", q)):
         return QueryType.COMPARATIVE
     if _CAUSAL.search(q):
         return QueryType.CAUSAL

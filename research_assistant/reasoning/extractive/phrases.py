@@ -47,9 +47,13 @@ def _tokens(question: str) -> list[_Token]:
     ]
 
 
+_CONTRACTION = re.compile(r"^(?:\w+n['’]t|i['’](?:m|ve|d|ll)|(?:you|we|they|it|that|there)['’](?:re|s|ve|ll|d))$")
+"""'won't', "doesn't", "I'm", "it's": function words however they are spelled, never part of a keyword."""
+
+
 def _is_delimiter(word: str) -> bool:
     low = word.lower()
-    return low in STOPWORDS or low in FRAMING_WORDS or low in QUESTION_VERBS
+    return low in STOPWORDS or low in FRAMING_WORDS or low in QUESTION_VERBS or _CONTRACTION.match(low) is not None
 
 
 def _multiword_spans(question: str) -> list[tuple[int, int]]:
@@ -72,9 +76,10 @@ def is_code_name(name: str) -> bool:
 
 
 def extract_keywords(question: str, limit: int = 8) -> list[str]:
-    """Candidate phrases split at stopwords, framing words and punctuation, ranked RAKE-style; what a call in the
-    question passes is left out (`_CALL_ARGUMENTS`)."""
-    question = _CALL_ARGUMENTS.sub(lambda m: " " * len(m.group()), question)
+    """Candidate phrases split at stopwords, framing words and punctuation, ranked RAKE-style; a string a call in
+    the question passes is left out (`_passed_strings`)."""
+    for start, end in _passed_strings(question):
+        question = question[:start] + " " * (end - start) + question[end:]
     spans = _multiword_spans(question)
     tokens = _tokens(question)
     phrases: list[list[_Token]] = []
@@ -130,7 +135,17 @@ _MODIFIER_SUFFIX = re.compile(
 _NOT_NAMES = frozenset({"OK", "OKAY", "I'M", "I'VE", "I'LL", "I'D", "I’M", "I’VE", "I’LL", "I’D"})
 """Capitalised words that are English, not names or acronyms ('Is it OK to ...?', "I'm")."""
 _CALL_ARGUMENTS = re.compile(r"(?<=\w\()[^()]*(?=\))")
-"""What a call in the question passes (`get_app_dir('Foo Bar')`): an example value, not what it is about."""
+_STRING_LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def _passed_strings(question: str) -> list[tuple[int, int]]:
+    """Where a call in the question passes a string (`get_app_dir('Foo Bar')`): an example value, not what the
+    question is about (unlike a flag it passes: 'IntRange(0, 20, clamp=True)')."""
+    return [
+        (arguments.start() + found.start(), arguments.start() + found.end())
+        for arguments in _CALL_ARGUMENTS.finditer(question)
+        for found in _STRING_LITERAL.finditer(arguments.group())
+    ]
 
 
 def _add(found: list[tuple[int, str]], start: int, text: str) -> None:
@@ -177,8 +192,8 @@ def extract_entities(question: str) -> list[str]:
         _add(found, 0, paired.group(1))
     for run in _name_runs(question):
         _add(found, run[0].start(), question[run[0].start() : run[-1].end()])
-    arguments = [m.span() for m in _CALL_ARGUMENTS.finditer(question) if m.group().strip()]
-    found = [(start, text) for start, text in found if not any(a <= start < b for a, b in arguments)]
+    passed = _passed_strings(question)
+    found = [(start, text) for start, text in found if not any(a <= start < b for a, b in passed)]
     found.sort(key=lambda item: (item[0], -len(item[1])))
     entities: list[str] = []
     for _, text in found:

@@ -36,6 +36,9 @@ from research_assistant.text.tokens import content_terms
         ("How many storage classes does SQLite have?", "number"),
         ("When did the old tramway close?", "date"),
         ("Is sorting in Python stable?", "yesno"),
+        # An exit status or a port is a number; 'status' is no plural of things to list.
+        ("Which exit status does node return when it is started with an unknown option?", "number"),
+        ("Which TCP port does kprop use to push the database?", "number"),
         ("What is the difference between a shallow copy and a deep copy?", "comparison"),
         ("What are the types of affinity a column can have?", "list"),
         ("What kinds of storage can I give the daemon for its cache?", "list"),

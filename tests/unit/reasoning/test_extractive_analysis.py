@@ -34,6 +34,9 @@ def test_factual_question_about_a_default_value() -> None:
         ("Why did the Roman Empire fall?", QueryType.CAUSAL),
         ("What is the impact of caffeine on sleep quality?", QueryType.CAUSAL),
         ("How do I install packages with pip in a virtual environment?", QueryType.PROCEDURAL),
+        # Comparing is what the asker wants to do, not two things to contrast.
+        ("How should I compare the digest I compute with the one the sender sent?", QueryType.PROCEDURAL),
+        ("How does Redis compare to Memcached?", QueryType.COMPARATIVE),
         # A statement before the question sets the scene; the type is read from the question after it.
         ("udev doesn't log enough to debug a rule; how do I make it more verbose?", QueryType.PROCEDURAL),
         ("The proxy fails to bind after a reboot. What is the proper fix?", QueryType.PROCEDURAL),
@@ -71,6 +74,12 @@ def test_entities_leave_out_english_words_modifier_suffixes_and_what_a_call_pass
     assert extract_entities(question) == ["click.get_app_dir", "Unix"]
     assert not [k for k in extract_keywords(question) if "Foo" in k or "Bar" in k]
     assert "Redis" in extract_entities("Which port does 'Redis' use?")  # a quoted name outside a call stays
+
+
+def test_keywords_leave_out_contractions() -> None:
+    keywords = extract_keywords("If I don't pass any -C flag, what level of table compression does flex use?")
+    assert keywords[:2] == ["C flag", "table compression"]
+    assert not [k for k in extract_keywords("What won't borg preserve? I'm asking.") if "'" in k]
 
 
 def test_keywords_keep_multiword_names_whole_and_skip_framing_words() -> None:
