@@ -416,7 +416,7 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     if following is None or following.segment == sentence.segment:
         return False
     text = sentence.text.strip()
-    if _SYMBOL_TERM.fullmatch(text):
+    if _SYMBOL_TERM.fullmatch(text) or _quoted_terms(text):
         return True
     if not _HEADING_START.match(text):
         return False  # code ('>>> zip(a, b)'), output ('2 toe'), prompts
@@ -465,7 +465,21 @@ def is_term_line(line: str) -> bool:
     with its argument ('-d log_level'), or a term line annotated or written as a row of fields."""
     text = line.strip()
     term = _names_term(text) and not _TITLE_WORD.fullmatch(text)
-    return term or heads_entry(text)
+    return term or heads_entry(text) or _quoted_terms(text)
+
+
+_QUOTED_LINE = re.compile(r"^[‘`'](.+)[’']$")
+_DIRECTIVE = re.compile(r"[%@#.]\w+ [\w.-]+(?:=\S+)?")
+"""A directive that names an option in a configuration file ('%option backup', as flex's manual writes them)."""
+
+
+def _quoted_terms(line: str) -> bool:
+    """Whether a line is a quoted term or several, separated by commas, as Texinfo writes a table's item
+    ('‘-b, --backup, %option backup’', '‘--ansi-definitions, %option ansi-definitions’')."""
+    quoted = _QUOTED_LINE.match(line)
+    return quoted is not None and all(
+        _names_term(part) or _DIRECTIVE.fullmatch(part) for part in quoted.group(1).split(", ")
+    )
 
 
 def _titles(item: Sentence, item_words: list[int]) -> bool:

@@ -1580,3 +1580,16 @@ def test_an_faq_question_with_an_abbreviation_heads_its_answer() -> None:
     found = candidates([Passage(source_id="s", title="FAQ", text=text)])
     first = next(c for c in found if c.quote.startswith("UNIX domain sockets"))
     assert first.heading == "Which file types, attributes, etc. are not preserved?" and first.lead
+
+
+def test_a_texinfo_table_item_in_quotes_heads_its_short_description() -> None:
+    """Texinfo quotes a table's item, aliases and all ('‘--ansi-definitions, %option ansi-definitions’'); the line
+    was no term line, so its description ('Deprecated, ignored') was taken for a heading and never quoted."""
+    text = (
+        "‘--ansi-definitions, %option ansi-definitions’\n\nDeprecated, ignored\n\n"
+        "‘-b, --backup, %option backup’\n\ngenerates backing-up information to lex.backup."
+    )
+    found = candidates([Passage(source_id="s", title="Options", text=text)])
+    assert "‘--ansi-definitions, %option ansi-definitions’\n\nDeprecated, ignored" in [c.quote for c in found]
+    backup = next(c for c in found if c.quote.endswith("lex.backup."))
+    assert backup.heading == "‘-b, --backup, %option backup’"
