@@ -275,7 +275,8 @@ _DENIALS = frozenset("not no never cannot none neither nor only impossible unsup
 _AFFIRMATIONS = frozenset(
     "yes can may will always must supports supported allows allowed permits permitted possible works safe".split()  # noqa: SIM905
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+"""Where a sentence ends, on one line or at a paragraph's end ('... the default.\n\nNone - ...')."""
 _VERDICT_REACH = 5
 """Words between a verdict ('cannot', 'is supported') and a word of the question for the verdict to be about it."""
 
@@ -915,7 +916,6 @@ def _in_order(letters: str, word: str) -> bool:
     return True
 
 
-_SENTENCE_END = re.compile(r"[.!?:;]\s")
 _NAMED_NEAR = 40
 """Characters around a lower-case spelling within which the abbreviation itself must stand: 'write-ahead log
 (WAL)' expands WAL, while '... by matching the key criteria' two sentences after 'MATE' does not."""
@@ -1043,8 +1043,6 @@ _IN_A_NAME = re.compile(r"(?<=[A-Za-z])\d")
 """A digit that a name goes on with ('db2', 'IPv6'): part of the name, no figure."""
 _FIGURE_VALUE = re.compile(r"\d|(?:zero|one|two|three|four|five|ten|unlimited|infinite|no limit|the same)\b", re.I)
 """A value token that can be an amount: a figure, a number word, no limit; not a name or a quoted word."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-"""Where a sentence ends, on one line or at a paragraph's end ('... the default.\n\nNone - ...')."""
 _ASKS_FIGURE = re.compile(
     r"\bhow\s+(?:much|many)\b|\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:port|number|percentage)s?\b",
     re.IGNORECASE,

@@ -132,8 +132,8 @@ _MODIFIER_SUFFIX = re.compile(
     r"-(?:based|like|style|specific|related|compatible|aware|enabled|powered|driven|friendly|wide|level)$", re.I
 )
 """'CliRunner-based tests' are tests of CliRunner: the name is 'CliRunner'."""
-_NOT_NAMES = frozenset({"OK", "OKAY", "I'M", "I'VE", "I'LL", "I'D", "I’M", "I’VE", "I’LL", "I’D"})
-"""Capitalised words that are English, not names or acronyms ('Is it OK to ...?', "I'm")."""
+_NOT_NAMES = frozenset({"OK", "OKAY"})
+"""Capitalised words that are English, not names or acronyms ('Is it OK to ...?')."""
 _CALL_ARGUMENTS = re.compile(r"(?<=\w\()[^()]*(?=\))")
 _STRING_LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
@@ -151,7 +151,7 @@ def _passed_strings(question: str) -> list[tuple[int, int]]:
 def _add(found: list[tuple[int, str]], start: int, text: str) -> None:
     text = re.sub(r"['’]s$", "", text.strip(" .,;:"))  # 'Apache's event MPM': the name is 'Apache'
     text = _MODIFIER_SUFFIX.sub("", text)
-    if len(text) >= 2 and text.upper() not in _NOT_NAMES:
+    if len(text) >= 2 and text.upper() not in _NOT_NAMES and not _CONTRACTION.match(text.lower()):
         found.append((start, text))
 
 
