@@ -73,7 +73,8 @@ def prepare(path: Path, max_bytes: int, chunking: Chunking | None) -> Prepared |
         # float32 crosses the process boundary at half the size, and is what Chroma stores anyway.
         texts = [embed_text(loaded.title, text) for _, text, _ in made]
         vectors = hashing_vectors(texts, chunking.dim).astype(np.float32)
-    terms = bm25_terms.terms(loaded.title, [text for _, text, _ in made])  # so the main process only numbers them
+    # So that the main process only numbers them:
+    terms = bm25_terms.terms([bm25_terms.bm25_text(loaded.title, text) for _, text, _ in made])
     return Prepared(loaded, Chunked(chunking.chunk_size, chunking.chunk_overlap, made, chunking.dim, vectors, terms))
 
 

@@ -35,15 +35,15 @@ def bm25_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
-def terms(title: str, texts: Sequence[str]) -> list[list[str]]:
-    """The BM25 terms (stems) of each of a document's chunk texts, as `bm25_tokenizer` makes them of
-    `bm25_text(title, text)`. A process keeps one tokenizer, which remembers the stems of the words it has seen."""
+def terms(texts: Sequence[str]) -> list[list[str]]:
+    """The BM25 terms (stems) of each text (a chunk's `bm25_text`), as `bm25_tokenizer` makes them. A thread keeps
+    one tokenizer, which remembers the stems of the words it has seen."""
     if not hasattr(_per_thread, "tokenizer"):
         _per_thread.tokenizer, _per_thread.stems = bm25_tokenizer(), []
     tokenizer: bm25s.tokenization.Tokenizer = _per_thread.tokenizer
     stems: list[str] = _per_thread.stems
-    numbered = tokenizer.tokenize(
-        [bm25_text(title, text) for text in texts], update_vocab=True, return_as="ids", show_progress=False
-    )
-    stems.extend(itertools.islice(tokenizer.get_vocab_dict(), len(stems), None))  # numbered in the order first seen
+    numbered = tokenizer.tokenize(list(texts), update_vocab=True, return_as="ids", show_progress=False)
+    vocabulary = tokenizer.get_vocab_dict()  # stem -> number, numbered in the order first seen
+    new = len(vocabulary) - len(stems)  # the stems this call numbered: the vocabulary's last ones
+    stems.extend(reversed(list(itertools.islice(reversed(vocabulary), new))))
     return [[stems[number] for number in numbers] for numbers in numbered]

@@ -470,8 +470,9 @@ class ResearchRepository:
             if not mine:
                 continue
             vocabulary = kept.vocabulary
+            made_here = iter(bm25_terms.terms([bm25_terms.bm25_text(c.title, c.text) for c in mine if c.terms is None]))
             for chunk in mine:
-                stems = chunk.terms if chunk.terms is not None else bm25_terms.terms(chunk.title, [chunk.text])[0]
+                stems = chunk.terms if chunk.terms is not None else next(made_here)
                 kept.tokens.append([vocabulary.setdefault(stem, len(vocabulary)) for stem in stems])
                 kept.chunk_ids.append(chunk.chunk_id)
 

@@ -266,7 +266,8 @@ def test_a_first_index_from_terms_made_in_workers_is_the_index_read_back_from_ch
     ahead = {}
     for d in docs:
         made = list(pieces(d.text, 300, 40))
-        ahead[d.source_id] = Chunked(300, 40, made, terms=bm25_terms.terms(d.title, [text for _, text, _ in made]))
+        texts = [bm25_terms.bm25_text(d.title, text) for _, text, _ in made]
+        ahead[d.source_id] = Chunked(300, 40, made, terms=bm25_terms.terms(texts))
     built = []
     for name, chunked in (("ahead", ahead), ("here", None), ("read-back", None)):
         repo = ResearchRepository(tmp_path / name, HashingEmbedding(), chunk_size=300, chunk_overlap=40)

@@ -494,7 +494,7 @@ def _names_term(line: str) -> bool:
 
 
 _TITLE_WORD = re.compile(r"[A-Z][a-z]+")
-"""A command-line option with its argument ('-d log_level', '--depth=<n>', '-s <malloc[,size]>', '-t <seconds|off>')."""
+"""A capitalised word alone ('Overview'): a section's title, not a term."""
 
 
 def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
