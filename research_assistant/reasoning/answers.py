@@ -288,7 +288,7 @@ def _verdict_strength(question: str, text: str) -> float:
     a polarity word elsewhere may ('can', 'only', 'disabled' about something else)."""
     if not _POLARITY.search(text):
         return 0.0
-    asked = set(terms_of(question))
+    asked = _question_terms(question)
     strength = 0.6
     for sentence in _SENTENCE_END.split(text):
         tokens = words(sentence)
@@ -305,6 +305,12 @@ def _verdict_strength(question: str, text: str) -> float:
 @functools.lru_cache(maxsize=4096)
 def _token_terms(token: str) -> frozenset[str]:
     return frozenset(terms_of(token))
+
+
+@functools.lru_cache(maxsize=64)
+def _question_terms(question: str) -> frozenset[str]:
+    """A question's terms, read once for all the spans it is asked of."""
+    return frozenset(terms_of(question))
 
 
 _LIST_SHAPE = re.compile(
