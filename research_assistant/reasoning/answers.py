@@ -333,10 +333,11 @@ _CODE_MARK = re.compile(r"[/\\$=<>{}();|]|--|\s-\w")
 
 
 _OPEN_LEAD_IN = re.compile(
-    r"^(?!(?:what|which|how|who|where|when|why)\b)[A-Za-z][^|.:;!?\n]*\s(?:is|are|include)$", re.IGNORECASE
+    r"^(?!(?:what|which|how|who|where|when|why)\b)[A-Za-z][^|.:;!?\n]*\s(?:is|are|include|to|the value)$", re.IGNORECASE
 )
 """A lead-in that ends on its verb, its complement standing in the block below ('Valid values are' over a list of
-values, 'The format for a pipeline is' over the syntax): not a heading, though as short as one."""
+values, 'The format for a pipeline is' over the syntax, 'It defaults to' or 'Bash acts as if it had the value' over
+a value set apart as code): not a heading, though as short as one."""
 
 
 _ANNOUNCED = re.compile(r"\b(?:the following|as follows)\b(?!\s+(?:examples?|code|commands?|snippet)\b)", re.IGNORECASE)
@@ -418,11 +419,13 @@ _MEASURED = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|small|deep(?:ly)?|high|wide|far|old|often)\s+"
     r"(?:(?:is|are|was|were|does|do|did|can|could|may|must|should|will|would)\s+)?(?:(?:the|a|an)\s+)?(?P<how>[^?,]+)"
     r"|\b(?:what\s+(?:is|are)\s+the|(?:is|are)\s+there\s+(?:a|an|any))\s+(?:[\w-]+\s+){0,3}?"
-    r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+of\s+(?:(?:the|a|an)\s+)?(?P<of>[^?,]+)"
+    r"(?:size|length|number|period|precision|depth|count|amount|duration|width)\s+(?:of|for)\s+(?:(?:the|a|an)\s+)?"
+    r"(?P<of>[^?,]+)"
     r"|\b(?:what|which)\s+(?P<valued>(?-i:[a-z]+))\s+values?\b",
     re.IGNORECASE,
 )
-"""What a figure question measures: 'how large is X', 'what is the size of X', 'what timeout values ...' (timeouts)."""
+"""What a figure question measures: 'how large is X', 'what is the size of X', 'is there a maximum length for X',
+'what timeout values ...' (timeouts)."""
 _REMARK = re.compile(r"\([^()]*\)")
 """A parenthesised remark of a question, which the sentence reads the same without."""
 _UNIT_COUNT = re.compile(
@@ -1011,8 +1014,17 @@ _REPLACES = re.compile(
     re.IGNORECASE,
 )
 """Words before 'default' that say the value near it is not the default but what replaces it."""
+_REPLACEABLE = re.compile(
+    r"\b(?:can|may|could|might|should|must)\s+(?:also\s+|still\s+)?be\s+"
+    r"(?:overridden|changed|replaced|altered|modified|set|configured|adjusted)\b",
+    re.IGNORECASE,
+)
+"""Words after 'default' that say what follows them replaces it: 'The default ... paths can be overridden by the
+DOCUTILSCONFIG environment variable' names no default."""
 
 
+_KEYWORD_ARGUMENT = re.compile(r"=(?!=)")
+"""Right after 'default': a keyword argument in code ('default=8000'), the default of one parameter."""
 _ASKS_ACTION = re.compile(r"\bwhat\s+(?:does|do|will|would|should)\b.+\bdo\b|\bwhat happens\b", re.IGNORECASE)
 """'What does postscreen do by default when ...?' asks for an action; 'This test is enabled by default.' is none."""
 _NOT_COUNTED = (  # noqa: SIM905 (a word list reads best as words)
@@ -1146,6 +1158,8 @@ def _default_strength(text: str, question: str = "") -> float:
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
+        if action and _KEYWORD_ARGUMENT.match(text, match.end()):
+            continue  # '@click.option('--port', default=8000)' sets a parameter's default; it does nothing
         before = _SENTENCE_END.split(text[max(0, match.start() - _NEAR // 2) : match.start()])[-1]
         before = _LABEL_END.split(before)[-1]  # a field's label is no value ('Effect if unset: Default value ...')
         if _NEGATED_CLAUSE.search(before):
@@ -1153,6 +1167,7 @@ def _default_strength(text: str, question: str = "") -> float:
         if _REPLACES.search(before):
             continue  # 'overrides the default delay to retry after 1 minute': the value replaces the default
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
+        after = _REPLACEABLE.split(after, maxsplit=1)[0]
         if _UNFILLED.match(after):
             best = max(best, 0.45)  # 'default is @conf_mapsize@ MiB': the build never filled the value in
             continue

@@ -12,7 +12,8 @@
 - certainty: whether the direct answer is in the evidence (see `answer_certainty`). A question that asks
   for a value (a default, a limit, a figure, an expansion) whose value is in no quote gets at most half,
   so a report that missed its answer never looks sure, and one whose value is only in loosely relevant quotes,
-  or only in the entries of settings it does not ask about, at most three quarters; a question its reasoner does
+  or only in the entries of settings it does not ask about, or only in quotes that do not name the code the
+  question asks about ('click.progressbar'), at most three quarters; a question its reasoner does
   not count covered (the report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes
   state; a comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at
   most `READER_JUDGED_CERTAINTY`, a yes-or-no question at most `VERDICT_CERTAINTY`; and a question that names
@@ -127,6 +128,25 @@ def states_another_entry(question: str, item: Evidence) -> bool:
     return not any(_letters(literal) in opening for literal in quoted_literals(question) if _letters(literal))
 
 
+_CODE_IDENTIFIER = re.compile(r"[-$%@]*[A-Za-z]\w*(?:[._]\w+)+|\b[a-z]+[A-Z]\w*\b")
+"""A name the question writes as code: dotted, joined by underscores or in camel case ('click.progressbar',
+'max_content_width', 'maxRetries')."""
+
+
+def names_asked_code(question: str, item: Evidence) -> bool:
+    """Whether the quote, or the section it stands in, names the code the question asks about (the whole name or
+    its last part: 'progressbar' for 'click.progressbar'); True when the question names no code. A value beside
+    other code is another thing's: 'By default Click will not format content for more than 80 characters width.'
+    for the default width of `click.progressbar`."""
+    names = [*_CODE_IDENTIFIER.findall(question), *quoted_literals(question)]
+    wanted = {_letters(part) for name in names for part in (name, re.split(r"[.:/]", name)[-1])}
+    wanted = {letters for letters in wanted if len(letters) >= 3}
+    if not wanted:
+        return True
+    seen = _letters(f"{item.quote} {item.section}")
+    return any(letters in seen for letters in wanted)
+
+
 def direct_evidence(plan: ResearchPlan, evidence: Sequence[Evidence]) -> list[Evidence]:
     """The evidence gathered for the question itself (the plan's first sub-question)."""
     first = plan.sub_questions[0].id if plan.sub_questions else ""
@@ -188,7 +208,10 @@ def answer_certainty(
         not_others = [item for item in stating if not states_another_entry(question, item)]
         # A quote a model chose for its sub-question is taken as relevant; the extractive reasoner scores each.
         # Another setting's entry is never clear, however relevant its words: its value is that setting's.
-        clear = any(e.answer is None or e.score >= CLEAR_RELEVANCE for e in not_others)
+        # A value beside other code than the asked is never clear either.
+        clear = any(
+            (e.answer is None or e.score >= CLEAR_RELEVANCE) and names_asked_code(question, e) for e in not_others
+        )
         return min(ceiling, 1.0 if clear else LOOSE_VALUE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
     if judged and asked.kind in READER_JUDGED:

@@ -37,10 +37,14 @@ and each usually stands in a sentence or an entry of its own."""
 
 
 FALLBACK_RELEVANCE = 0.2
-"""When no sentence reaches the relevance floor for the question as it was asked, the best one down to this is
-still quoted, alone: an analyst gets the nearest passage (with the low confidence it earns) rather than an
-empty report ('how does Ki differ from K?' against 'If 'i' is appended to the SI unit prefix ... powers of
-1024 instead of powers of 1000', at 0.29)."""
+"""When no sentence reaches the relevance floor for the question as it was asked, the best ones down to this are
+still quoted (at most `FALLBACK_ITEMS`): an analyst gets the nearest passages (with the low confidence they earn)
+rather than an empty report ('how does Ki differ from K?' against 'If 'i' is appended to the SI unit prefix ...
+powers of 1024 instead of powers of 1000', at 0.29)."""
+FALLBACK_ITEMS = 3
+"""The most sentences quoted below the floor: when none reaches it, scores that low hardly tell the answer from its
+neighbours (for the memory each entry of borg mount's chunk cache costs, the answer scored 0.20, second to a
+benchmark machine's description at 0.23)."""
 ASKED_AS_WRITTEN = "q1"
 """The id of the plan's first sub-question: the question itself."""
 INTRODUCED_RELEVANCE = 0.9
@@ -175,8 +179,11 @@ def extract_evidence(
             for i in items:
                 scores[i] = max(scores[i], INTRODUCED_RELEVANCE * scores[intro])
     pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
-    if not pool and sub_question.id == ASKED_AS_WRITTEN and max(scores, default=0.0) >= FALLBACK_RELEVANCE:
-        pool = [max(range(len(found)), key=lambda i: (scores[i], -i))]
+    if not pool and sub_question.id == ASKED_AS_WRITTEN:
+        nearest = sorted(
+            (i for i in range(len(found)) if scores[i] >= FALLBACK_RELEVANCE), key=lambda i: (-scores[i], i)
+        )
+        pool = nearest[:FALLBACK_ITEMS]
     chosen: list[int] = []
     per_source: dict[str, int] = {}
     per_item: dict[tuple[str, str], int] = {}

@@ -111,15 +111,24 @@ STRONG_RELEVANCE = 0.4
 
 
 def _with_identifier_matches(
-    terms: list[str], query_terms: list[str], compounds: Mapping[str, tuple[str, str]] | None = None
+    terms: list[str],
+    query_terms: list[str],
+    compounds: Mapping[str, tuple[str, str]] | None = None,
+    whole: frozenset[str] = frozenset(),
 ) -> list[str]:
     """`terms` plus the query terms (5+ letters) hidden inside its long identifiers ('setrecursionlimit'), and
-    the two query terms a compound of the text joins (`compounds`: 'sendmail' for a question's 'send mail')."""
+    the two query terms a compound of the text joins (`compounds`: 'sendmail' for a question's 'send mail').
+    A query term in `whole` (one the question writes as a name: 'TIMEFORMAT') is only ever matched whole: inside
+    a longer identifier it is another name ('HISTTIMEFORMAT')."""
     joined = [part for t in terms if compounds and t in compounds for part in compounds[t] if part not in terms]
     long_tokens = [t for t in terms if len(t) >= 12 or "." in t or "_" in t]
     if not long_tokens:
         return terms + joined
-    hidden = [q for q in query_terms if len(q) >= 5 and q not in terms and any(q in token for token in long_tokens)]
+    hidden = [
+        q
+        for q in query_terms
+        if len(q) >= 5 and q not in terms and q not in whole and any(q in token for token in long_tokens)
+    ]
     return terms + joined + hidden
 
 
@@ -251,8 +260,9 @@ def candidate_features(
     query_vector = embedder.vector(query.text)
     aliases = acronym_aliases(f"{passage.title}\n{passage.text}" for passage in passages)
     compounds = compound_pairs(sub_question.text)
+    as_names = frozenset(term for name in names for term in terms_of(name))
     terms = [
-        with_aliases(_with_identifier_matches(terms_of(c.quote), list(query.expanded), compounds), aliases)
+        with_aliases(_with_identifier_matches(terms_of(c.quote), list(query.expanded), compounds, as_names), aliases)
         for c in found
     ]
     # Each sentence is indexed with its source's title, as a title field is in document search: the

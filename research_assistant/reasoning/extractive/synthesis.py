@@ -12,6 +12,7 @@ each part first; the key findings lead with them.
 
 from __future__ import annotations
 
+from research_assistant.context import QUESTION_EVIDENCE_EXTRA
 from research_assistant.reasoning.answers import asked_for
 from research_assistant.reasoning.confidence import direct_evidence, states_value
 from research_assistant.reasoning.extractive.parts import question_parts
@@ -39,6 +40,8 @@ from research_assistant.text.tokens import normalize_query, terms_of
 
 MMR_LAMBDA = 0.7
 SECTION_FINDINGS = 4
+"""Findings under a sub-question's heading; the question itself (the plan's first) shows `QUESTION_EVIDENCE_EXTRA`
+more, as many more as a round keeps for it: the answer often scores below the quotes that repeat the question."""
 MAX_KEY_FINDINGS = 6
 MAX_CONSENSUS = 5
 OFFLINE_CAVEAT = "Offline extractive mode: findings are quoted from the sources, not paraphrased."
@@ -87,10 +90,11 @@ def _select(items: list[Evidence], relevance: list[float], k: int, embedder: Emb
 def _sections(plan: ResearchPlan, items: list[Evidence], embedder: Embedder) -> list[ReportSection]:
     sections: list[ReportSection] = []
     shown: set[str] = set()
-    for sub_question in plan.sub_questions:
+    for position, sub_question in enumerate(plan.sub_questions):
         own = distinct_claims([e for e in items if e.sub_question_id == sub_question.id])
         fresh = [e for e in own if e.claim.lower() not in shown] or own[:1]
-        picked = _select(fresh, [e.score for e in fresh], SECTION_FINDINGS, embedder)
+        size = SECTION_FINDINGS + (QUESTION_EVIDENCE_EXTRA if position == 0 else 0)
+        picked = _select(fresh, [e.score for e in fresh], size, embedder)
         chosen = sorted((fresh[i] for i in picked), key=lambda e: (-e.score, e.id))
         if chosen:
             shown.update(e.claim.lower() for e in chosen)

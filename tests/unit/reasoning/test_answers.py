@@ -97,6 +97,23 @@ def test_a_value_that_overrides_the_default_is_not_the_default() -> None:
     assert answer_strength(asked_for(question), "The default delay is 3 minutes.", question) == 1.0
 
 
+def test_a_value_that_may_replace_the_default_is_not_the_default() -> None:
+    question = "Where does Docutils look for configuration files by default?"
+    replaced = "The default implicit config file paths can be overridden by the DOCUTILSCONFIG environment variable."
+    assert answer_strength(asked_for(question), replaced, question) < ANSWER_FOUND
+    stated = "The default is ~/.docutils, which can be changed with --config."
+    assert answer_strength(asked_for(question), stated, question) == 1.0
+
+
+def test_a_keyword_argument_in_code_is_no_default_behaviour() -> None:
+    """'What does X do by default?' asks for an action; 'default=8000' in an example sets one parameter's default."""
+    question = "What does Click do by default when someone runs my command group but doesn't name any subcommand?"
+    example = "@click.option('--port', default=8000)\ndef runserver(port):"
+    assert answer_strength(asked_for(question), example, question) < ANSWER_FOUND
+    value = "What is the default port of runserver?"
+    assert answer_strength(asked_for(value), example, value) == 1.0
+
+
 def test_a_footnote_mark_is_no_value() -> None:
     question = "Where does it look for configuration files by default?"
     marked = "Path to a configuration file to read (if it exists). [4] Settings may override defaults."
@@ -255,6 +272,17 @@ def test_a_size_in_bytes_is_the_size_of_the_verbs_subject() -> None:
 def test_a_parenthesised_remark_is_not_what_the_question_measures() -> None:
     question = "What is the maximum length of a proxy (frontend, backend or listen section) name?"
     assert measured_subject(question) == ["proxi", "name"]
+
+
+def test_a_limit_asked_for_a_thing_is_a_limit_of_that_thing() -> None:
+    """'Is there a maximum length for X?' measures X as 'the maximum length of X' does: a maximum of another thing
+    (a nesting level) does not answer it."""
+    question = "Is there a maximum length for a shell variable name?"
+    assert measured_subject(question) == ["shell", "variabl", "name"]
+    nesting = "The FUNCNEST variable, if set to a number greater than 0, defines a maximum function nesting level."
+    assert answer_strength(asked_for(question), nesting, question) < ANSWER_FOUND
+    named = "A shell variable name may be at most 255 characters long."
+    assert answer_strength(asked_for(question), named, question) == 1.0
 
 
 def test_how_many_by_default_wants_a_count_not_another_things_default() -> None:

@@ -208,3 +208,16 @@ def test_an_entry_whose_text_speaks_of_what_the_question_asks_is_the_asked_setti
         "database is locked by another connection. Default five seconds."
     ).model_copy(update={"section": "Reference", "score": 0.6, "answer": 1.0})
     assert answer_certainty(question, plan, [entry], FULL) == 1.0
+
+
+def test_a_value_beside_other_code_than_the_asked_is_not_sure() -> None:
+    """Click's 80-column help width is no default of `click.progressbar`: a quote that names neither the asked code
+    nor stands in its section gives the value of something else."""
+    question = "What is the default width of click.progressbar in characters?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    other = _evidence("By default Click will not format content for more than 80 characters width.")
+    other = other.model_copy(update={"score": 0.9, "answer": 1.0, "section": "Help Page Formatting"})
+    assert answer_certainty(question, plan, [other], FULL) == 0.75
+    assert answer_certainty(question, plan, [other.model_copy(update={"section": "progressbar"})], FULL) == 1.0
+    named = _evidence("The progressbar is 36 characters wide by default.").model_copy(update={"score": 0.9})
+    assert answer_certainty(question, plan, [named], FULL) == 1.0

@@ -293,6 +293,38 @@ def test_a_lead_in_that_ends_on_its_verb_is_quoted_with_its_items_and_heads_noth
     assert all(c.heading != "Valid values are" for c in found)
 
 
+SHELL_VARIABLES = (
+    "HISTTIMEFORMAT\n\n"
+    "If this variable is set and not null, its value is used as a format string for strftime to print the time "
+    "stamp associated with each history entry.\n\n"
+    "TIMEFORMAT\n\n"
+    "The value of this parameter is used as a format string specifying how the timing information for pipelines "
+    "prefixed with the time reserved word should be displayed.\n\n"
+    "If this variable is not set, Bash acts as if it had the value\n\n"
+    "$'\\nreal\\t%3lR\\nuser\\t%3lU\\nsys\\t%3lS'\n\n"
+    "If the value is null, no timing information is displayed."
+)
+
+
+def test_a_sentence_that_ends_on_the_value_is_quoted_with_the_value_below_it() -> None:
+    """'... acts as if it had the value' leads into its value, set apart as code, as 'Valid values are' does."""
+    found = candidates([Passage(source_id="s1", text=SHELL_VARIABLES, title="Shell Variables")])
+    assert any(c.quote.startswith("If this variable is not set") and "real" in c.quote for c in found)
+
+
+def test_a_name_the_question_writes_is_not_found_inside_a_longer_name() -> None:
+    """TIMEFORMAT is another variable than HISTTIMEFORMAT, though its letters stand inside it; words stand inside
+    identifiers ('recursion' in 'setrecursionlimit'), names do not."""
+    question = "What output format does the time keyword use when TIMEFORMAT is not set?"
+    text = "If HISTTIMEFORMAT is not set, no format is used.\n\nIf TIMEFORMAT is not set, no format is used."
+    passages = [Passage(source_id="s1", text=text, title="Shell Variables")]
+    found = candidates(passages)
+    other, own = candidate_features(question, SubQuestion(id="q1", text=question), passages, found, Embedder())
+    assert other is not None and own is not None
+    assert other.concepts < own.concepts
+    assert "real" in _best(question, SHELL_VARIABLES)
+
+
 FORMATS = (
     "Format Characters\n\n"
     "Format characters have the following meaning.\n\n"
@@ -1459,19 +1491,26 @@ def test_a_counted_place_names_the_numbered_row() -> None:
     assert not names_in("What is the first step?")
 
 
-def test_the_question_as_asked_keeps_its_nearest_sentence_when_none_reaches_the_floor(
+def test_the_question_as_asked_keeps_its_nearest_sentences_when_none_reaches_the_floor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    passage = Passage(source_id="s1", text="Appending i makes a prefix binary. Appending B multiplies by eight.")
-    near = [(0.25, 0.0)]
-    monkeypatch.setattr(extraction, "score_candidates", lambda *args, **kwargs: near + [(0.1, 0.0)] * len(args[3][1:]))
+    passage = Passage(
+        source_id="s1",
+        text="Appending i makes a prefix binary.\n\nAppending B multiplies by eight.\n\nAppending K means 1000.",
+    )
+    near = [(0.25, 0.0), (0.1, 0.0)]
+    monkeypatch.setattr(extraction, "score_candidates", lambda *args, **kwargs: near + [(0.1, 0.0)] * len(args[3][2:]))
     question = "How does Ki differ from K?"
-    [kept] = extraction.extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 3, Embedder())
+    asked = SubQuestion(id="q1", text=question)
+    [kept] = extraction.extract_evidence(question, asked, [passage], 3, Embedder())
     assert kept.quote == "Appending i makes a prefix binary."
     aspect = SubQuestion(id="q2", text="Overview of Ki")
     assert extraction.extract_evidence(question, aspect, [passage], 3, Embedder()) == []  # an aspect stays empty
-    near[0] = (0.15, 0.0)
-    assert extraction.extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 3, Embedder()) == []
+    near[1] = (0.22, 0.0)  # the next nearest is quoted too
+    kept_two = extraction.extract_evidence(question, asked, [passage], 3, Embedder())
+    assert [e.quote for e in kept_two] == ["Appending i makes a prefix binary.", "Appending B multiplies by eight."]
+    near[:] = [(0.15, 0.0), (0.15, 0.0)]
+    assert extraction.extract_evidence(question, asked, [passage], 3, Embedder()) == []
 
 
 def test_what_is_an_acronym_is_answered_by_its_definition_when_no_page_spells_it_out() -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from research_assistant.context import PROFILES, Depth
+from research_assistant.context import PROFILES, QUESTION_EVIDENCE_EXTRA, Depth
 from research_assistant.reasoning.base import Reasoner
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
-from research_assistant.reasoning.extractive.synthesis import OFFLINE_CAVEAT, write_report
+from research_assistant.reasoning.extractive.synthesis import OFFLINE_CAVEAT, SECTION_FINDINGS, write_report
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.schemas import (
     Evidence,
@@ -97,6 +97,21 @@ def test_sections_follow_the_plan_and_missing_answers_are_gaps() -> None:
     assert [s.heading for s in result.sections] == [PLAN.sub_questions[0].text, PLAN.sub_questions[1].text]
     assert result.sections[1].findings[0].evidence_ids == ["E4"]  # best first
     assert result.gaps == ["No evidence was found for: How has the default recursion limit changed over time?"]
+
+
+def test_the_question_itself_shows_as_many_more_findings_as_a_round_keeps_for_it() -> None:
+    """A round keeps `QUESTION_EVIDENCE_EXTRA` more items for the question itself than for the other sub-questions,
+    since its answer often scores below quotes that only repeat its words; the report shows them all."""
+    topics = ("stack depth", "frame objects", "tail calls", "threads", "generators", "the C stack", "coroutines")
+    many = [
+        item(n, "q1", f"S{n % 4 + 1}", f"The recursion limit counts {topic}, as note {n} says.", 0.9 - 0.01 * n)
+        for n, topic in enumerate(topics)
+    ] + [
+        item(20 + n, "q2", f"S{n % 4 + 1}", f"Calling setrecursionlimit changes how {topic} behave.", 0.8 - 0.01 * n)
+        for n, topic in enumerate(topics)
+    ]
+    counts = [len(section.findings) for section in report(many).sections]
+    assert counts == [SECTION_FINDINGS + QUESTION_EVIDENCE_EXTRA, SECTION_FINDINGS]
 
 
 def test_sources_that_disagree_on_a_figure_are_a_conflict() -> None:
