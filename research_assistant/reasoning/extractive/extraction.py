@@ -178,12 +178,10 @@ def extract_evidence(
         for intro, items in items_of.items():  # the items rarely repeat the question's words; their lead-in does
             for i in items:
                 scores[i] = max(scores[i], INTRODUCED_RELEVANCE * scores[intro])
-    pool = sorted((i for i in range(len(found)) if scores[i] >= min_relevance), key=lambda i: (-scores[i], i))
+    ranked = sorted(range(len(found)), key=lambda i: (-scores[i], i))
+    pool = [i for i in ranked if scores[i] >= min_relevance]
     if not pool and sub_question.id == ASKED_AS_WRITTEN:
-        nearest = sorted(
-            (i for i in range(len(found)) if scores[i] >= FALLBACK_RELEVANCE), key=lambda i: (-scores[i], i)
-        )
-        pool = nearest[:FALLBACK_ITEMS]
+        pool = [i for i in ranked if scores[i] >= FALLBACK_RELEVANCE][:FALLBACK_ITEMS]
     chosen: list[int] = []
     per_source: dict[str, int] = {}
     per_item: dict[tuple[str, str], int] = {}
