@@ -216,6 +216,13 @@ _PROCEDURE = re.compile(
 )
 """'How do I ...?', and what asks for the steps as a thing: 'What is the proper fix?', 'What do I have to change
 in my configuration?'."""
+_TOOL_ASKED = re.compile(
+    r"^\s*(?:what|which)\s+(?:[\w-]+\s+)?(?:command|tool|utility|program|script)(?![\w-])"
+    r"(?!\s+(?:is|are|was|were|means?)\b)",
+    re.IGNORECASE,
+)
+"""'What command brings the schema up to date?', 'Which tool do I use to generate a key?': the way to do something,
+asked as the thing that does it (a procedure; not 'Which command is the default?', nor a list of 'commands')."""
 
 _VALUE_TOKEN = re.compile(
     r"\d|(?i:\b(?:true|false|none|null|zero|one|two|three|four|five|ten|(?:on|off)(?!\s+(?!by\b)[a-z])|enabled|disabled|"
@@ -395,6 +402,46 @@ _CAUSE = re.compile(
     r"this (?:means|allows|causes)|as a result|first|then|after|before)\b",
     re.IGNORECASE,
 )
+_TOOL = (
+    r"(?:command|subcommand|option|flag|switch|function|method|directive|setting|variable|tool|utility|program|"
+    r"script|builtin|action|keyword|parameter|module|middleware|hook)"
+)
+_NAMED = r"[`'‘\"<]?[\w.:/<>+-]+[`'’\">]?"
+_MEANS = re.compile(
+    r"\byou (?:can|could|may|should|must|need to|have to|will need to|might want to)\b[^.;:]{0,80}?\bby \w+ing\b"
+    rf"|\b(?:use|using|with|via|through|run|running|call|calling|invoke|invoking|issue|issuing|pass|passing)\s+"
+    rf"(?:the\s+|a\s+|an\s+)?{_NAMED}(?:\s+{_NAMED}){{0,2}}\s+{_TOOL}\b"
+    rf"|\bthe {_TOOL} (?:that|which|to use|for this)\b[^.;:]{{0,60}}?\b(?:is|are)\s+{_NAMED}"
+    r"|\b(?:can|may|should|must|is|are) (?:be )?(?:\w+ed|done|run|set|made|turned (?:on|off)) "
+    r"(?:\w+ly )?(?:using|with the|by \w+ing|by means of|via)\b"
+    r"|\b(?:should|must|needs? to|has to) be (?:called|run|invoked|executed|loaded|autoloaded|sourced|enabled)\b",
+    re.IGNORECASE,
+)
+"""A sentence that names the means to an end: 'You can fix this by tagging the reply ...', '... using the
+<link-threads> function', 'This can be done using the kea-admin db-upgrade command', 'The command that backs all
+this is squashmigrations': the way asked for, where a sentence with 'when' or 'then' may only describe."""
+IMPERATIVE = re.compile(
+    r"^(?:(?:to|if you want to|in order to)\s[^,.;:]{3,80},\s*)?(?:then\s+|simply\s+|just\s+)?"
+    r"(?:add|append|prepend|set|use|run|edit|put|insert|call|pass|specify|enable|disable|configure|create|install|"
+    r"type|click|open|select|include|change|remove|delete|replace|restart|reload|start|stop|load|define|write|"
+    r"mount|invoke|execute|issue|give|supply|place|uncomment|comment out)\s",
+    re.IGNORECASE,
+)
+"""A sentence that tells the reader what to do, first thing ('Append the keyword nts to the end of your server
+lines.', 'To see more, run udevadm ...'): the step itself, where a sentence merely mentioning an instruction word
+describes."""
+
+
+def tells_means(text: str) -> bool:
+    """Whether the text tells how to do something: a step told first thing (`IMPERATIVE`), a means named
+    (`_MEANS`), or a command typed at a prompt."""
+    return bool(
+        IMPERATIVE.match(text.lstrip())
+        or _MEANS.search(text)
+        or any(_COMMAND_LINE.match(line) for line in text.splitlines()[1:])
+    )
+
+
 _VERSION = re.compile(
     rf"\b(?:version|release|v)\s*\d[\w.]*|\b\d+\.\d+\.\d+\b|{STANDARD_NAME}|{DOCUMENT_PART}",
     re.IGNORECASE,
@@ -739,6 +786,8 @@ def asked_for(question: str) -> Asked:
     if how_much and (first is None or how_much.start() <= first.start()):
         return Asked("number")  # not 'Which specifier adds a measure of how long the request took?'
 
+    if _TOOL_ASKED.match(asking):
+        return Asked("procedure")
     listing = _LIST.search(asking)
     compared = [m.group() for m in _COMPARISON.finditer(text)]
     if compared and not (listing and all(_SELECTING.fullmatch(word) for word in compared)):
@@ -1277,6 +1326,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
         return 0.3 if is_lead_in(text) or _shows_commands(text) else 0.0
+    if kind == "procedure" and tells_means(text):
+        return 1.0
     if kind in ("explanation", "procedure"):
         return 0.5 if _CAUSE.search(text) else 0.0
     return 0.0

@@ -104,6 +104,10 @@ SHAPED_ANSWERS = {"definition": 0.2, "comparison": 0.16, "procedure": 0.16}
 """`shape_bonus` at which a span answers these kinds outright: a definition of the subject (a glossary or API
 entry, '<subject> is a ...'). A contrast naming both sides (0.12) or an instruction with its command (0.12)
 reach three quarters: their form alone does not prove they answer."""
+WAYS_ASKED = frozenset({"procedure", "explanation"})
+"""Questions asking how to do something or how it works: a table row that shares one of their words ('Leases | yes |
+yes' for 'What command brings my lease database's schema up to date?') is not about the asked thing, as a row
+keyed by the words of a value question's measured thing is ('field size | 1 GB')."""
 ANSWERING_CONCEPTS = 0.5
 """Concept coverage below which a span holding a value of the asked kind may be about something else."""
 STRONG_RELEVANCE = 0.4
@@ -283,6 +287,8 @@ def candidate_features(
     # Rows of a table that has a row keyed by an asked name are about other things; elsewhere a name the
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
     asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
+    if asked.kind in WAYS_ASKED:
+        asked_words = frozenset()  # a row is keyed by a value's holder ('field size | 1 GB'), never by a way
     selecting = bool(WHICH_THING.match(without_context(sub_question.text)))
     meaning_asked = bool(_MEANING.search(sub_question.text))
     instance_of = asked_types(sub_question.text) if selecting or asked.kind == "list" else frozenset()

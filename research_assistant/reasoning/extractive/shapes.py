@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.reasoning.answers import CATEGORY_WORDS, defined_phrase
+from research_assistant.reasoning.answers import CATEGORY_WORDS, IMPERATIVE, defined_phrase
 from research_assistant.reasoning.extractive.sentences import MAX_SENTENCE_CHARS
 from research_assistant.reasoning.extractive.signals import defines, has_name
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
@@ -22,16 +22,6 @@ _INSTRUCTION = re.compile(
     r"open|create|add|enable|configure|select|with the|by calling|by setting)\b",
     re.IGNORECASE,
 )
-_IMPERATIVE = re.compile(
-    r"^(?:(?:to|if you want to|in order to)\s[^,.;:]{3,80},\s*)?(?:then\s+|simply\s+|just\s+)?"
-    r"(?:add|append|prepend|set|use|run|edit|put|insert|call|pass|specify|enable|disable|configure|create|install|"
-    r"type|click|open|select|include|change|remove|delete|replace|restart|reload|start|stop|load|define|write|"
-    r"mount|invoke|execute|issue|give|supply|place|uncomment|comment out)\s",
-    re.IGNORECASE,
-)
-"""A sentence that tells the reader what to do, first thing ('Append the keyword nts to the end of your server
-lines.', 'To see more, run udevadm ...'): the step itself, where a sentence merely mentioning an instruction word
-describes."""
 _CODE_TOKEN = re.compile(r"\b[A-Za-z_][\w.]*\(\w*\)|`[^`]+`|\b\w+\.\w+\.\w+\b|--\w")
 _TITLE_CASE = re.compile(r"^(?:[A-Z][\w'-]*\s+)+[A-Z][\w'-]*$")
 _STANDARD = re.compile(STANDARD_NAME, re.IGNORECASE)
@@ -67,7 +57,7 @@ def shape_bonus(
     terms that tell a comparison's two sides apart, when the question names them."""
     if kind == "procedure":
         code = 0.04 if _CODE_TOKEN.search(quote) else 0.0
-        told = 0.08 if _IMPERATIVE.match(quote.lstrip()) else 0.0
+        told = 0.08 if IMPERATIVE.match(quote.lstrip()) else 0.0
         return (0.08 if _INSTRUCTION.search(quote) else 0.0) + told + code
     if kind == "comparison":
         if all(sides):  # a contrast names both sides, not two words of one ('restart' and 'httpd')

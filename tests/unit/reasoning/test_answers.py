@@ -68,7 +68,9 @@ from research_assistant.text.tokens import content_terms
         ("A client declined it. With no special configuration, how long is the address kept unused?", "default"),
         ("Which server settings won't take effect on a reload?", "list"),
         ("What modes of operation does the hook library support?", "list"),
-        ("My schema is now too old. What command brings it up to date?", None),
+        ("My schema is now too old. What command brings it up to date?", "procedure"),
+        ("Which tool do I use to generate a shared secret key?", "procedure"),
+        ("Which hook scripts can libvirt call?", "list"),
         ("Which values are permitted for PYTHONHASHSEED?", "range"),
         ("What's the oldest version of Qt I can build against?", "limit"),
         ("How long does a client stay listed, assuming the mru settings are unchanged?", "default"),
@@ -862,3 +864,21 @@ def test_what_named_values_a_question_asks_for_is_what_it_measures() -> None:
     assert answer_strength(figure, other, question) < ANSWER_FOUND
     timeout = "The daemon's timeout defaults to 60 seconds."
     assert answer_strength(figure, timeout, question) == 1.0
+
+
+def test_a_way_to_do_something_is_a_means_named_not_a_sequence_described() -> None:
+    asked = asked_for("How do I attach the reply back to its parent message?")
+    means = [
+        "You can fix this by tagging the reply, then moving to the parent message.",
+        "This can be done using the kea-admin db-upgrade command.",
+        "The command that backs all this is squashmigrations - pass it the app label.",
+        "The user can trigger the backup:\n\n$ knotc zone-backup +backupdir /path/to/backup",
+        "To initialize the system, the function compinit should be called from a startup file.",
+        "Append the keyword nts to the end of your server lines.",
+    ]
+    described = [
+        "Once the sequence has been reduced, Django will then write it back out into a new set of files.",
+        "Squashing is the act of reducing an existing set of many migrations down to one.",
+    ]
+    assert all(answer_strength(asked, text) == 1.0 for text in means)
+    assert all(answer_strength(asked, text) < 1.0 for text in described)

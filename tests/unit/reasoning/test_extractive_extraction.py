@@ -258,6 +258,23 @@ def test_an_answer_in_a_table_row_is_quoted_as_the_row() -> None:
     assert quote == "field size | 1 GB |"
 
 
+BACKENDS = (
+    "Databases\n\n"
+    "Feature | Memfile | MySQL | PostgreSQL\n\n"
+    "Leases | yes | yes | yes\n\n"
+    "Host reservations | no | yes | yes\n\n"
+    "Sometimes a new version uses a newer database schema, so the existing database needs to be upgraded. This can be "
+    "done using the kea-admin db-upgrade command."
+)
+
+
+def test_a_row_sharing_a_word_of_a_how_question_is_not_what_it_asks_about() -> None:
+    """'Leases | yes | yes' is keyed by a word the question uses, as 'field size | 1 GB' is by the words a value
+    question measures; but a question asking for the way to do something is not about a row's holder."""
+    quote = _best("My lease database schema is too old. What command brings it up to date?", BACKENDS)
+    assert "kea-admin db-upgrade" in quote
+
+
 LISTED = (
     "Data types\n\n"
     "Each value stored in the database has one of the following storage classes:\n\n"
