@@ -77,7 +77,12 @@ def unseen_names(question: str, evidence: Sequence[Evidence], cited: Sequence[So
 
 _ENTRY_LABEL = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
 """A parameter's entry opening a quote: 'recycle – Defaults to -1', 'port (int) – the port of the webserver'."""
-_ENTRY_SECTION = re.compile(r"^[\w.\-$%@]+(?:\s+(?:directive|option|parameter|variable|setting))?$", re.IGNORECASE)
+_ENTRY_SECTION = re.compile(
+    r"^[\w.\-$%@]+(?:=\S+)?(?:\s+(?:directive|option|parameter|variable|setting)|(?-i:\s+[a-z][\w|<>-]*){1,2})?$",
+    re.IGNORECASE,
+)
+"""A section that is one setting's entry: its name alone, with a word for what it is, or with the placeholders of
+its arguments as a manual heads an option ('rxcost num', '--label=label')."""
 _IDENTIFIER = re.compile(r"^(?:[-$%@]*[a-z]\w*(?:[._\-]\w+)*|[-$%@]*\w+(?:[._\-]\w+)+|[a-z]+[A-Z]\w*)$")
 """A setting's name: lower case, dotted or joined ('traceback', 'Task.max_retries', 'maxRetries'), not a title."""
 _ASKED_IDENTIFIER = re.compile(r"[-$%@]*[A-Za-z]\w*(?:[._\-]\w+)+|\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[a-z]+[A-Z]\w*\b")
@@ -94,7 +99,7 @@ def entry_names(item: Evidence) -> list[str]:
     names = []
     section = item.section.strip()
     if section and _ENTRY_SECTION.match(section):
-        names.append(section.split()[0])
+        names.append(section.split()[0].split("=")[0])
     if label := _ENTRY_LABEL.match(item.quote):
         names.append(label.group(1))
     return [name for name in names if _IDENTIFIER.match(name) and name.lower() != "default"]

@@ -326,8 +326,8 @@ def _extensions(text: str, sentences: list[Sentence], position: int, body_end: i
             break
         if following.end == body_end and not ENDS_SENTENCE.search(following.text):
             break
-        if len(words(following.text)) < 3 or looks_like_code(following.text):
-            break
+        if (len(words(following.text)) < 3 and not is_value_field(following.text)) or looks_like_code(following.text):
+            break  # a fragment or code; not a field that ends the paragraph with its value ('... Default: 32.')
         ends.append(following.end)
         if is_lead_in(following.text):  # '... The following levels are available:' and its list
             ends += _extensions(text, sentences, offset, body_end)

@@ -37,12 +37,14 @@ and each usually stands in a sentence or an entry of its own."""
 
 
 FALLBACK_RELEVANCE = 0.2
-"""When no sentence reaches the relevance floor for the question as it was asked, the best ones down to this are
-still quoted (at most `FALLBACK_ITEMS`): an analyst gets the nearest passages (with the low confidence they earn)
-rather than an empty report ('how does Ki differ from K?' against 'If 'i' is appended to the SI unit prefix ...
-powers of 1024 instead of powers of 1000', at 0.29)."""
+"""When fewer than `FALLBACK_ITEMS` sentences reach the relevance floor for the question as it was asked, the best
+ones down to this are quoted too: an analyst gets the nearest passages (with the low confidence they earn) rather
+than an empty report ('how does Ki differ from K?' against 'If 'i' is appended to the SI unit prefix ... powers of
+1024 instead of powers of 1000', at 0.29), and a floor is no cliff between a sentence just above it and the answer
+just below ('By default the hypervisor will try to pick a suitable shutdown method.' at 0.33 for virsh console's
+escape key, the answer at 0.30)."""
 FALLBACK_ITEMS = 3
-"""The most sentences quoted below the floor: when none reaches it, scores that low hardly tell the answer from its
+"""The fewest sentences the question itself keeps: near the floor, scores hardly tell the answer from its
 neighbours (for the memory each entry of borg mount's chunk cache costs, the answer scored 0.20, second to a
 benchmark machine's description at 0.23)."""
 ASKED_AS_WRITTEN = "q1"
@@ -180,8 +182,9 @@ def extract_evidence(
                 scores[i] = max(scores[i], INTRODUCED_RELEVANCE * scores[intro])
     ranked = sorted(range(len(found)), key=lambda i: (-scores[i], i))
     pool = [i for i in ranked if scores[i] >= min_relevance]
-    if not pool and sub_question.id == ASKED_AS_WRITTEN:
-        pool = [i for i in ranked if scores[i] >= FALLBACK_RELEVANCE][:FALLBACK_ITEMS]
+    if len(pool) < FALLBACK_ITEMS and sub_question.id == ASKED_AS_WRITTEN:
+        nearest = [i for i in ranked if FALLBACK_RELEVANCE <= scores[i] < min_relevance]
+        pool += nearest[: FALLBACK_ITEMS - len(pool)]
     chosen: list[int] = []
     per_source: dict[str, int] = {}
     per_item: dict[tuple[str, str], int] = {}

@@ -165,8 +165,10 @@ def _sides(question: str, analysis: QueryAnalysis) -> tuple[tuple[str, ...], tup
     Apache httpd' compares restarts, and 'of Apache httpd' holds for both."""
     first, second = (_QUALIFIER.split(side, maxsplit=1)[0].strip() for side in comparison_sides(question, analysis))
     a, b = terms_of(first), terms_of(second)
-    if not a and not b and first and second:
-        # Two symbols or options ('-q' and '-Q', '$*' and '$@') stand for themselves, as written: a comparison of
-        # symbols is not one of the words around them ('running sphinx-build').
-        return (first,), (second,)
-    return tuple(t for t in a if t not in b), tuple(t for t in b if t not in a)
+    only_a, only_b = tuple(t for t in a if t not in b), tuple(t for t in b if t not in a)
+    if not only_a and not only_b:
+        # Two symbols or options ('-q' and '-Q', '$*' and '$@', 'diff -b' and 'diff -w') stand for themselves, as
+        # written: a comparison of symbols is not one of the words around them ('running sphinx-build', 'diff').
+        written_a, written_b = first.split(), second.split()
+        return tuple(w for w in written_a if w not in written_b), tuple(w for w in written_b if w not in written_a)
+    return only_a, only_b

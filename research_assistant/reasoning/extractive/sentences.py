@@ -21,6 +21,13 @@ from research_assistant.text.tokens import FILE_PATH, words
 _LINE = re.compile(r"[^\n]*\n?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪–—+>#]|\|(?![^\s|]+\|)|\d{1,3}[.)]\s|[a-zA-Z][.)]\s)")
 ENDS_SENTENCE = re.compile(r"""[.!?:;]["'”’)\]]*$""")
+_VALUE_LABEL_END = re.compile(
+    r"(?:^|[.;]\s+)(?:default|defaults|maximum|minimum|max|min|range|values?|type|units?|limit)\s*:$", re.IGNORECASE
+)
+"""A line that ends on the label of a value ('... using krt_metric attribute. Default:'): a manual wrapped its line
+there, and the value on the next line ('32.') completes the sentence; a lead-in's colon ('The options are:') does not
+end this way."""
+_WRAPPED_VALUE_CHARS = 40
 _LEADING_JUNK = re.compile(r"^(?!>>>)(?:[#>*•·▪\-–—+|]+\s+|\d{1,3}[.)]\s+|\[\d{1,3}\]\s*|\[[a-z]\]\s*)+")
 _CODE_START = re.compile(
     r"^(?:>>>|\.\.\.\s|\$\s|#include|def\s|class\s+\w+\s*[(:]|import\s|from\s+\S+\s+import\s|return\s|"
@@ -123,7 +130,7 @@ def _segments(text: str) -> list[tuple[int, int]]:
                 and len(prev) >= 0.6 * widest
                 and not ENDS_SENTENCE.search(prev)
                 and not _LIST_MARKER.match(text[start:end])
-            )
+            ) or (bool(_VALUE_LABEL_END.search(prev)) and widths[i] <= _WRAPPED_VALUE_CHARS)
             if not wrapped:
                 segments.append((seg_start, prev_end))
                 seg_start = start

@@ -187,6 +187,17 @@ def test_a_value_stated_only_in_another_settings_entry_is_not_sure() -> None:
     assert answer_certainty(question, plan, [entry("halt_level")], FULL) == 1.0  # the level's own setting
 
 
+def test_an_option_headed_with_its_arguments_is_another_settings_entry() -> None:
+    """Manuals head an option's entry with its arguments ('rxcost num', '--label=label'): the name is the first
+    word, and a default under it is that option's, not the asked interval's."""
+    question = "How often does the Device protocol rescan the interface list by default?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    quote = _evidence("Default: 96 for wired interfaces, 256 for wireless.").model_copy(update={"score": 0.9})
+    for section in ("rxcost num", "--label=label"):
+        assert answer_certainty(question, plan, [quote.model_copy(update={"section": section})], FULL) == 0.75
+    assert answer_certainty(question, plan, [quote.model_copy(update={"section": "scan time num"})], FULL) == 1.0
+
+
 def test_another_settings_entry_does_not_make_a_loosely_stated_value_sure() -> None:
     """'The default is 4' under 'worker_prefetch_multiplier' is clearly a default, but of another setting; beside
     it, a loosely relevant quote's value is still only loosely found."""

@@ -566,6 +566,20 @@ def test_a_sentence_that_names_neither_compared_option_loses_to_their_entries() 
     }
 
 
+def test_options_compared_with_their_command_written_twice_are_still_the_compared_sides() -> None:
+    """'diff -b and diff -w': the command both sides name is no side; the options are."""
+    text = (
+        "Comparing files\n\nIf you think of diff as subtracting one file from another, diff shows their difference."
+        "\n\nOptions\n\n-b\n\nIgnore changes in the amount of white space.\n\n-w\n\nIgnore all white space."
+    )
+    question = "What is the difference between diff -b and diff -w?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s1", text=text)], 2, Embedder()
+    )
+    entries = ("Ignore changes in the amount of white space.", "Ignore all white space.")
+    assert all(any(e.quote.endswith(entry) for e in found) for entry in entries)
+
+
 def test_the_page_on_the_asked_numbered_version_answers_and_the_other_versions_does_not() -> None:
     rows = (
         "Statistic | Type | Description\n\npkt{n}-parse-failed | integer | Number of packets that could not be parsed."
@@ -1508,7 +1522,7 @@ def test_a_counted_place_names_the_numbered_row() -> None:
     assert not names_in("What is the first step?")
 
 
-def test_the_question_as_asked_keeps_its_nearest_sentences_when_none_reaches_the_floor(
+def test_the_question_as_asked_keeps_its_nearest_sentences_when_few_reach_the_floor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     passage = Passage(
@@ -1528,6 +1542,12 @@ def test_the_question_as_asked_keeps_its_nearest_sentences_when_none_reaches_the
     assert [e.quote for e in kept_two] == ["Appending i makes a prefix binary.", "Appending B multiplies by eight."]
     near[:] = [(0.15, 0.0), (0.15, 0.0)]
     assert extraction.extract_evidence(question, asked, [passage], 3, Embedder()) == []
+    near[:] = [(0.33, 0.0), (0.29, 0.0)]  # one above the floor: the answer just below it is no less near
+    kept_both = extraction.extract_evidence(question, asked, [passage], 3, Embedder())
+    assert [e.quote for e in kept_both] == ["Appending i makes a prefix binary.", "Appending B multiplies by eight."]
+    assert [e.quote for e in extraction.extract_evidence(question, aspect, [passage], 3, Embedder())] == [
+        "Appending i makes a prefix binary."
+    ]
 
 
 def test_what_is_an_acronym_is_answered_by_its_definition_when_no_page_spells_it_out() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from research_assistant.reasoning.extractive.candidates import candidates
 from research_assistant.reasoning.extractive.sentences import is_informative, is_table_row, split_sentences
+from research_assistant.schemas import Passage
 
 DOC_PAGE = """sys.getrecursionlimit()
 Return the current value of the recursion limit, the maximum depth of the Python interpreter stack. \
@@ -125,3 +127,22 @@ def test_a_synopsis_with_alternatives_in_brackets_is_not_a_table_row() -> None:
     assert not is_table_row("git [--version | --help] <command>")
     assert is_table_row("--opt [a | b] | what the option does")
     assert is_table_row("h | short | integer | 2")
+
+
+def test_a_value_wrapped_onto_the_next_line_after_its_label_stays_with_it() -> None:
+    """Manuals wrapped at a fixed width may break 'Default: 32.' after its colon; a lead-in's colon still ends its
+    line ('The options are:' above '-a')."""
+    text = "Metric 0 means undefined, or per-route metric is set with an attribute. Default:\n32.\n\nThe options are:"
+    text += "\n-a"
+    assert [s.text for s in split_sentences(text)] == [
+        "Metric 0 means undefined, or per-route metric is set with an attribute.",
+        "Default:\n32.",
+        "The options are:",
+        "-a",
+    ]
+
+
+def test_a_value_field_that_ends_a_paragraph_is_quoted_with_the_sentence_before_it() -> None:
+    text = "metric number\n\nMetric 0 means undefined, or per-route metric is set with an attribute. Default: 32."
+    quotes = [c.quote for c in candidates([Passage(source_id="s", text=text)])]
+    assert "Metric 0 means undefined, or per-route metric is set with an attribute. Default: 32." in quotes
