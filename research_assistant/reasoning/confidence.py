@@ -78,11 +78,11 @@ def unseen_names(question: str, evidence: Sequence[Evidence], cited: Sequence[So
 _ENTRY_LABEL = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
 """A parameter's entry opening a quote: 'recycle – Defaults to -1', 'port (int) – the port of the webserver'."""
 _ENTRY_SECTION = re.compile(
-    r"^[\w.\-$%@]+(?:=\S+)?(?:\s+(?:directive|option|parameter|variable|setting)|(?-i:\s+[a-z][\w|<>-]*){1,2})?$",
+    r"^[\w.\-$%@]+(?:=\S+)?(?:\s+(?:directive|option|parameter|variable|setting)|(?-i:\s+[a-z][\w|<>-]*){1,3})?$",
     re.IGNORECASE,
 )
 """A section that is one setting's entry: its name alone, with a word for what it is, or with the placeholders of
-its arguments as a manual heads an option ('rxcost num', '--label=label')."""
+its arguments as a manual heads an option ('rxcost num', '--label=label', 'hello interval time s|ms')."""
 _IDENTIFIER = re.compile(r"^(?:[-$%@]*[a-z]\w*(?:[._\-]\w+)*|[-$%@]*\w+(?:[._\-]\w+)+|[a-z]+[A-Z]\w*)$")
 """A setting's name: lower case, dotted or joined ('traceback', 'Task.max_retries', 'maxRetries'), not a title."""
 _ASKED_IDENTIFIER = re.compile(r"[-$%@]*[A-Za-z]\w*(?:[._\-]\w+)+|\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[a-z]+[A-Z]\w*\b")

@@ -122,8 +122,9 @@ def _with_identifier_matches(
 ) -> list[str]:
     """`terms` plus the query terms (5+ letters) hidden inside its long identifiers ('setrecursionlimit'), and
     the two query terms a compound of the text joins (`compounds`: 'sendmail' for a question's 'send mail').
-    A query term in `whole` (one the question writes as a name: 'TIMEFORMAT') is only ever matched whole: inside
-    a longer identifier it is another name ('HISTTIMEFORMAT')."""
+    A query term in `whole` (one the question writes as a name: 'TIMEFORMAT') is matched only where no letter
+    goes on from it: inside a longer identifier it is another name ('HISTTIMEFORMAT'), while a converter's digits
+    glued to it are not ('4#4rot_x5#5', as LaTeX2HTML writes math, holds 'rot_x')."""
     joined = [part for t in terms if compounds and t in compounds for part in compounds[t] if part not in terms]
     long_tokens = [t for t in terms if len(t) >= 12 or "." in t or "_" in t]
     if not long_tokens:
@@ -131,9 +132,16 @@ def _with_identifier_matches(
     hidden = [
         q
         for q in query_terms
-        if len(q) >= 5 and q not in terms and q not in whole and any(q in token for token in long_tokens)
+        if len(q) >= 5 and q not in terms and any(_holds(token, q, q in whole) for token in long_tokens)
     ]
     return terms + joined + hidden
+
+
+def _holds(token: str, term: str, whole: bool) -> bool:
+    """Whether the token holds the term; a `whole` term not with a letter on either side."""
+    if not whole:
+        return term in token
+    return re.search(rf"(?<![a-z]){re.escape(term)}(?![a-z])", token) is not None
 
 
 def _rank_prior(passages: list[Passage]) -> list[float]:

@@ -188,12 +188,12 @@ def test_a_value_stated_only_in_another_settings_entry_is_not_sure() -> None:
 
 
 def test_an_option_headed_with_its_arguments_is_another_settings_entry() -> None:
-    """Manuals head an option's entry with its arguments ('rxcost num', '--label=label'): the name is the first
-    word, and a default under it is that option's, not the asked interval's."""
+    """Manuals head an option's entry with its arguments ('rxcost num', '--label=label', 'hello interval time
+    s|ms'): the name is the first word, and a default under it is that option's, not the asked interval's."""
     question = "How often does the Device protocol rescan the interface list by default?"
     plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
     quote = _evidence("Default: 96 for wired interfaces, 256 for wireless.").model_copy(update={"score": 0.9})
-    for section in ("rxcost num", "--label=label"):
+    for section in ("rxcost num", "--label=label", "hello interval time s|ms"):
         assert answer_certainty(question, plan, [quote.model_copy(update={"section": section})], FULL) == 0.75
     assert answer_certainty(question, plan, [quote.model_copy(update={"section": "scan time num"})], FULL) == 1.0
 

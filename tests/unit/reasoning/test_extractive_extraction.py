@@ -21,6 +21,7 @@ from research_assistant.reasoning.extractive.scoring import (
     KEYED_DEFINITION,
     LEAD_IN_ALONE_FIT,
     OWN_SETTING_BONUS,
+    _with_identifier_matches,
     candidate_features,
     concept_coverage,
     entry_descriptions,
@@ -42,7 +43,7 @@ from research_assistant.reasoning.extractive.which import (
     setting_named,
 )
 from research_assistant.schemas import Passage, SubQuestion
-from research_assistant.text.tokens import content_terms, names_in
+from research_assistant.text.tokens import content_terms, names_in, terms_of
 
 SYS_DOCS = Passage(
     source_id="S-sys",
@@ -340,6 +341,14 @@ def test_a_name_the_question_writes_is_not_found_inside_a_longer_name() -> None:
     assert other is not None and own is not None
     assert other.concepts < own.concepts
     assert "real" in _best(question, SHELL_VARIABLES)
+
+
+def test_a_name_the_question_writes_is_found_where_a_converter_glued_digits_to_it() -> None:
+    """LaTeX2HTML writes a math-mode name as '4#4rot_x5#5': the digits it glues on make no other name, where the
+    letters before 'timeformat' in 'histtimeformat' do."""
+    names = frozenset({"rot_x", "timeformat"})
+    assert "rot_x" in _with_identifier_matches(terms_of("4#4rot_x5#5 is bounded"), ["rot_x"], whole=names)
+    assert "timeformat" not in _with_identifier_matches(terms_of("histtimeformat"), ["timeformat"], whole=names)
 
 
 FORMATS = (
