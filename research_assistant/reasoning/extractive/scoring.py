@@ -294,9 +294,12 @@ def candidate_features(
     asked_terms = frozenset(terms_of(sub_question.text))
     # Rows of a table that has a row keyed by an asked name are about other things; elsewhere a name the
     # question uses ('JSON', 'SQLite') says nothing about which row is meant.
-    asked_words = frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
-    if asked.kind in WAYS_ASKED:
-        asked_words = frozenset()  # a row is keyed by a value's holder ('field size | 1 GB'), never by a way
+    # A row is keyed by a value's holder ('field size | 1 GB'), never by a way to do something.
+    asked_words = (
+        frozenset()
+        if asked.kind in WAYS_ASKED
+        else frozenset(content_terms(sub_question.text)) - frozenset(content_terms(" ".join(excluded)))
+    )
     selecting = bool(WHICH_THING.match(without_context(sub_question.text)))
     meaning_asked = bool(_MEANING.search(sub_question.text))
     instance_of = asked_types(sub_question.text) if selecting or asked.kind == "list" else frozenset()
