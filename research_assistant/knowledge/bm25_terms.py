@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from research_assistant.text.tokens import english_stemmer
+from research_assistant.text.tokens import english_stemmer, index_words
 
 if TYPE_CHECKING:
     import bm25s.tokenization
@@ -31,8 +31,14 @@ def bm25_tokenizer() -> bm25s.tokenization.Tokenizer:
 
 
 def bm25_text(title: str, text: str) -> str:
-    """What BM25 indexes of a chunk: its title, then its text."""
-    return f"{title}\n{text}"
+    """What BM25 indexes of a chunk: its title, then its text, then what a word index would drop of it as words of
+    its own (`index_words`), so that a question on 'flex -n' finds the entry of '-n'."""
+    return f"{title}\n{text}\n{index_words(text)}"
+
+
+def bm25_query(query: str) -> str:
+    """What BM25 looks for of a query: its words, and its options and version numbers as chunks' words for them."""
+    return f"{query}\n{index_words(query)}"
 
 
 def terms(texts: Sequence[str]) -> list[list[str]]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import bm25s
 
+from research_assistant.knowledge import bm25_terms
 from research_assistant.knowledge.chunk_records import chunk_text
 from research_assistant.text.tokens import compound_pairs, english_stemmer
 
@@ -49,7 +50,7 @@ class ChunkBM25:
 
     def rank(self, collection: Any, query: str, top_k: int) -> list[Hit]:
         tokens = bm25s.tokenize(
-            [query],
+            [bm25_terms.bm25_query(query)],
             stopwords="en",
             stemmer=english_stemmer(),
             token_pattern=_TOKENS,

@@ -18,6 +18,10 @@ FILE_PATH = r"(?<![\w/.~])~?(?:/[A-Za-z_.][\w.+@-]*)+/?"
 """A file or folder path written in prose ('/var/state/ups', '~/.muttrc'): a name, neither code nor a fraction
 ('1/3') nor a pair of words ('and/or'). A regular expression."""
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+_SHORT_OPTION = re.compile(r"(?<![\w-])-([A-Za-z])(?![\w-])")
+"""A one-letter command-line option ('-U', '-n'), which a word index drops as a single letter."""
+_DOTTED_NUMBER = re.compile(r"(?<![\w.])v?(\d{1,4}(?:\.\d{1,4}){1,3})(?![\w]|\.\d)")
+"""A version or section number ('3.4', 'v3.4.1', '6.2'), which a word index splits into one-digit words it drops."""
 
 STOPWORDS: frozenset[str] = frozenset(
     """
@@ -57,6 +61,20 @@ def word_tokens(text: str) -> list[str]:
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, keeping identifiers like 'sys.setrecursionlimit' or 'c++' whole."""
     return [w.lower().strip(".") for w in word_tokens(text)]
+
+
+def index_words(text: str) -> str:
+    """What a word index would drop of the text, as words it keeps, one per thing, in order, without repeats:
+    one-letter options with their case ('shortoptucap' for '-U', 'shortoptu' for '-u': two options of diff) and
+    version numbers with each shorter version they belong to ('ver3d4d1 ver3d4' for 'v3.4.1', which a question
+    on 3.4 asks about)."""
+    found = [
+        f"shortopt{m.group(1).lower()}{'cap' if m.group(1).isupper() else ''}" for m in _SHORT_OPTION.finditer(text)
+    ]
+    for match in _DOTTED_NUMBER.finditer(text):
+        parts = match.group(1).split(".")
+        found.extend("ver" + "d".join(parts[:n]) for n in range(len(parts), 1, -1))
+    return " ".join(dict.fromkeys(found))
 
 
 def content_terms(text: str) -> list[str]:

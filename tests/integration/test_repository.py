@@ -89,6 +89,30 @@ def test_a_name_that_joins_two_words_of_the_question_is_found_by_them(tmp_path: 
     assert sid("sendmail") in [p.source_id for p in passages]
 
 
+def test_a_one_letter_option_is_a_word_the_index_finds_with_its_case(tmp_path: Path) -> None:
+    repo = ResearchRepository(tmp_path / "db", HashingEmbedding(), chunk_size=300, chunk_overlap=40)
+    texts = {
+        "lower-n": "Miscellaneous options of lexgen\n\n‘-n’ Another do-nothing option included for POSIX compliance.",
+        "upper-n": "Table options of lexgen\n\n‘-N’ Writes the tables of lexgen in the native format.",
+        **{f"other{i}": f"What lexgen does with rule {i}: it matches the input. " + FILLER for i in range(6)},
+    }
+    repo.add_documents([doc(name, text) for name, text in texts.items()], run_id="r1")
+
+    assert repo.retrieve("what does lexgen -n do?", 1)[0].source_id == sid("lower-n")
+    assert repo.retrieve("what does lexgen -N do?", 1)[0].source_id == sid("upper-n")
+
+
+def test_a_version_number_is_a_word_the_index_finds(tmp_path: Path) -> None:
+    repo = ResearchRepository(tmp_path / "db", HashingEmbedding(), chunk_size=300, chunk_overlap=40)
+    texts = {
+        f"v3.{minor}": f"Release notes for v3.{minor}\n\nThis release of the library supports these Python versions."
+        for minor in range(1, 6)
+    }
+    repo.add_documents([doc(name, text) for name, text in texts.items()], run_id="r1")
+
+    assert repo.retrieve("Which Python versions does the library 3.4 support?", 1)[0].source_id == sid("v3.4")
+
+
 def test_passages_are_exact_text_of_their_document_with_fused_scores(repository: ResearchRepository) -> None:
     passages = repository.retrieve("How many trams does the depot hold?", 5)
 

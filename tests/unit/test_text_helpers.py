@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_assistant.text.spaces import clip, collapsed, first_line, one_line
-from research_assistant.text.tokens import compound_pairs, terms_of
+from research_assistant.text.tokens import compound_pairs, index_words, terms_of
 from research_assistant.text.urls import is_linkable_url
 
 
@@ -42,3 +42,9 @@ def test_two_words_side_by_side_may_be_one_name() -> None:
     pairs = compound_pairs("What program does Mutt use to send mail, by default?")
     assert pairs["sendmail"] == ("send", "mail")
     assert not any(joined.startswith("mail") for joined in pairs)  # a comma parts 'mail' from 'by'
+
+
+def test_one_letter_options_and_version_numbers_become_words() -> None:
+    assert index_words("diff -U or -u (-n), ‘-U’ again") == "shortoptucap shortoptu shortoptn"
+    assert index_words("-Cem, --unified, x-y, a - b, e-mail, 2023, a.b.c") == ""
+    assert index_words("Release notes for v3.4.1 (see 3.4).") == "ver3d4d1 ver3d4"
