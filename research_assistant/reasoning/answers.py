@@ -229,12 +229,12 @@ _VALUE_TOKEN = re.compile(
     r"empty|unlimited|"
     r"infinite|no limit|unset|yes|no)\b|\bthe same (?:value )?as\b)"
     r"|[\"'“‘`][^\"'”’`]{1,40}[\"'”’`]|\b[A-Z][A-Z0-9_]{2,}\b|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
-    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)|\b[A-Za-z][\w-]+\.[a-z]{2,5}\b|" + FILE_PATH
+    r"|(?<![\w^])\^[][A-Z@\\^_?](?!\w)|\b[A-Za-z][\w-]+\.[a-z]{2,5}\b|(?<![\w.])\.[a-z][a-z0-9]{0,5}\b|" + FILE_PATH
 )
 """A value as documentation states one: a figure, a literal, a quoted or code token, a constant's name, a control
-key in caret notation ('^]', '^C'), a file name or path ('trustedCAs.pem', '/var/state/ups'). 'on' and 'off'
-before a word are a preposition or a particle ('guessed depending on the input', 'turns off the cache'), not a
-switch's state."""
+key in caret notation ('^]', '^C'), a file name, extension or path ('trustedCAs.pem', '.txt', '/var/state/ups').
+'on' and 'off' before a word are a preposition or a particle ('guessed depending on the input', 'turns off the
+cache'), not a switch's state."""
 _DEFAULT_STATEMENT = re.compile(
     r"\bdefaults? (?:is|are|was|to|of|value|setting|:)|\bby default\b|\bdefault(?:s|ed)? to\b|\bdefault\b[^.;]{0,60}"
     r"\b(?:is|are|of|=)\b|\bif (?:not|no|omitted|unset)\b|\bunless\b|\bwhen (?:not|omitted)\b|\binitially\b",
@@ -273,6 +273,22 @@ _UPPER = re.compile(
 )
 _LOWER = re.compile(r"\b(?:at least|min(?:imum)?|no less than|no fewer than)\b", re.I)
 """An upper and a lower bound stated apart ('cannot exceed 100 days ... the minimum value of 2 minutes')."""
+_ASKS_UPPER = re.compile(
+    r"\b(?:max(?:imum|imal)?|largest|longest|biggest|most|highest|upper|cap|at most|up to|exceed|"
+    r"how (?:long|large|big|many|much|far|high))\b",
+    re.IGNORECASE,
+)
+_ASKS_LOWER = re.compile(
+    r"\b(?:min(?:imum|imal)?|smallest|shortest|least|lowest|fewest|lower|at least|how (?:small|short|few|low))\b",
+    re.IGNORECASE,
+)
+_STATES_UPPER = re.compile(
+    r"\b(?:largest|longest|biggest|highest|exceed\w*|limited to|or (?:less|fewer|shorter|smaller|lower))\b", re.I
+)
+OTHER_BOUND_FIT = 0.4
+"""The answer strength, for a question asking how far something may go, of a span stating only how little it may
+be ('Is there a maximum length for a package name?' / 'They must be at least two characters long.'), and the
+other way round: the bound asked for is not the one stated."""
 _POLARITY = re.compile(
     r"\b(?:not|no|never|cannot|can't|only|always|must|yes|supports?|supported|allows?|allowed|permits?|requires?|"
     r"possible|impossible|may|can|unless|none|ignored|disabled|enabled|off|false|true)\b",
@@ -321,11 +337,13 @@ def _question_terms(question: str) -> frozenset[str]:
 
 
 _LIST_SHAPE = re.compile(
-    r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and|or)\s"
+    r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and\s|or\s|etc\b)"
     r"|(?:[\"'“‘`][^\"'”’`\n]{1,30}[\"'”’`][^,;\n]{0,120}[,;]\s*){2,}(?:and|or)\s+[\"'“‘`]"
+    r"|:[ \t]*[^,:;.\n]{1,40},[ \t]*[^,:;.\n]{1,40}[ \t](?:and|or)[ \t]+\w"
 )
-"""A list in lines, or in a sentence: short items, or quoted names each with its description ('"user" for ...,
-"level" for ..., and "tmpdir" for ...')."""
+"""A list in lines, or in a sentence: short items ('links, strong, emphasis, etc.'; three after a colon: 'three
+types of nodes: strings, hashes and lists'), or quoted names each with its description ('"user" for ..., "level" for
+..., and "tmpdir" for ...')."""
 _ENUMERATION = re.compile(r"(?:[\w.+#-]+(?: [\w.+#-]+)?,\s+){3,}[\w.+#-]+")
 """Four or more short items separated by commas, with or without a closing 'and' ('gfortran, g95, xlf95, fort')."""
 _PREPOSED = re.compile(r"^\s*(?:by|in|with|through)\s+(?:what|which)\b", re.IGNORECASE)
@@ -421,15 +439,16 @@ _MEANS = re.compile(
 <link-threads> function', 'This can be done using the kea-admin db-upgrade command', 'The command that backs all
 this is squashmigrations': the way asked for, where a sentence with 'when' or 'then' may only describe."""
 IMPERATIVE = re.compile(
-    r"^(?:(?:to|if you want to|in order to)\s[^,.;:]{3,80},\s*)?(?:then\s+|simply\s+|just\s+)?"
+    r"^(?:(?:conversely|alternatively|instead|otherwise|similarly|likewise|additionally|first|next|finally),\s*)?"
+    r"(?:(?:to|if you want to|in order to)\s[^,.;:]{3,80},\s*)?(?:then\s+|simply\s+|just\s+)?"
     r"(?:add|append|prepend|set|use|run|edit|put|insert|call|pass|specify|enable|disable|configure|create|install|"
     r"type|click|open|select|include|change|remove|delete|replace|restart|reload|start|stop|load|define|write|"
     r"mount|invoke|execute|issue|give|supply|place|uncomment|comment out)\s",
     re.IGNORECASE,
 )
 """A sentence that tells the reader what to do, first thing ('Append the keyword nts to the end of your server
-lines.', 'To see more, run udevadm ...'): the step itself, where a sentence merely mentioning an instruction word
-describes."""
+lines.', 'To see more, run udevadm ...', 'Conversely, to disable it for one block, include ...'): the step itself,
+where a sentence merely mentioning an instruction word describes."""
 
 
 def tells_means(text: str) -> bool:
@@ -1220,9 +1239,16 @@ def _default_strength(text: str, question: str = "") -> float:
         if _UNFILLED.match(after):
             best = max(best, 0.45)  # 'default is @conf_mapsize@ MiB': the build never filled the value in
             continue
+        labelled = _LABELLED_VALUE.match(after)
+        if labelled:
+            after = after[labelled.end() - 1 :]  # 'The default value is: Helvetica.' gives it after the colon too
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
+        if not values and window.startswith(":") and match.group().lower().startswith("default"):
+            # Whatever the colon of a default's label is followed by is its value ('Default: Helvetica'), unless it is
+            # another label ('Effect if unset: Default value is used.').
+            values = [word for word in [_COLON_WORD.match(window)] if word and not _DEFAULT_WORD.search(word.group())]
         stated = bool(values)  # a value of any kind: 'disabled by default' is a default, though not a size
         if action or measure or size or figure or thing:
             values = [value for value in values if not _SWITCH.match(value.group())]
@@ -1240,6 +1266,11 @@ def _default_strength(text: str, question: str = "") -> float:
         best = max(best, 1.0 if fitting else 0.45)
     return best
 
+
+_LABELLED_VALUE = re.compile(r"\s*(?:values?\s+)?(?:is|are|was)\s*:", re.IGNORECASE)
+"""'default value is:': a label whose colon the value follows, as 'Default:' is."""
+_COLON_WORD = re.compile(r":\s*[A-Za-z][\w.+-]*")
+"""A word right after a label's colon: the value, whatever its form."""
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“‘(])|\n\s*\n")
 
@@ -1272,6 +1303,16 @@ def _range_strength(text: str, new_numbers: list[str]) -> float:
     return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
 
 
+def _other_bound_only(question: str, text: str) -> bool:
+    """Whether the question asks for one bound (an upper one, or a lower one) and the text states only the other."""
+    upper, lower = bool(_ASKS_UPPER.search(question)), bool(_ASKS_LOWER.search(question))
+    if upper == lower:
+        return False
+    states_upper = bool(_UPPER.search(text) or _STATES_UPPER.search(text))
+    states_lower = bool(_LOWER.search(text))
+    return (states_lower and not states_upper) if upper else (states_upper and not states_lower)
+
+
 def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     """How clearly `text` holds an answer of the asked kind, 0..1 (0 when the kind is unknown)."""
     kind = asked.kind
@@ -1301,7 +1342,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
         if stated and telling and not _limit_with_figure(figures, asked_numbers):
             stated = False  # 'X limits the size ... (three sentences on) ... PEP 440': the figure is of another thing
-        return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text)
+        bound = OTHER_BOUND_FIT if _other_bound_only(question, text) else 1.0
+        return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text) * bound
     if kind == "range":
         return _range_strength(text, new_numbers)
     if kind == "number":

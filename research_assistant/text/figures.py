@@ -28,8 +28,11 @@ _SMALL_NUMBERS = (
     "eighteen nineteen"
 )
 _LARGER_NUMBERS = dict(twenty="20", thirty="30", forty="40", fifty="50", hundred="100", dozen="12", thousand="1000")
-_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)} | _LARGER_NUMBERS
-"""Figures written as words; not 'one' or 'zero', since 'one of' and 'no one' are rarely figures."""
+_TIMES = dict(twice="2", thrice="3")
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_SMALL_NUMBERS.split(), start=2)}
+_NUMBER_WORDS |= _LARGER_NUMBERS | _TIMES
+"""Figures written as words, counts of times too ('more than twice'); not 'one', 'once' or 'zero', since 'one of',
+'once it starts' and 'no one' are rarely figures."""
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
 

@@ -35,6 +35,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "maximum max maximal highest largest biggest longest most",
     "minimum min minimal lowest smallest shortest least",
     "default initial built-in builtin",
+    "compress compressed compression gzip gzipped",
 )
 """Each group's words stand for one another; a word may be in several groups ('largest')."""
 

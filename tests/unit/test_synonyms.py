@@ -15,3 +15,7 @@ def test_the_words_of_a_texts_synonym_groups_that_it_does_not_use() -> None:
 def test_synonyms_are_stems_of_the_same_group() -> None:
     assert "maximum" in synonyms("largest") and "size" in synonyms("largest")
     assert synonyms("tram") == ()
+
+
+def test_a_gzipped_file_is_a_compressed_one() -> None:
+    assert "compressed" in synonym_words("Can the copyright file be shipped gzipped?")

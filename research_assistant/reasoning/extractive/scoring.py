@@ -45,7 +45,12 @@ from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line, is_value_field
 from research_assistant.reasoning.extractive.query import Concept, Query, build_query
 from research_assistant.reasoning.extractive.shapes import entity_bonus, entry_defines, length_factor, shape_bonus
-from research_assistant.reasoning.extractive.signals import defines, names_other_version, numbered_names
+from research_assistant.reasoning.extractive.signals import (
+    defines,
+    names_numbered_sibling,
+    names_other_version,
+    numbered_names,
+)
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -431,7 +436,7 @@ def candidate_features(
                 * (META_SENTENCE_FIT if META_SENTENCE.match(candidate.focal) else 1.0)
                 * (LEAD_IN_ALONE_FIT if _lead_in_alone(candidate, answer, asked) else 1.0)
                 * (1.0 if names_compared else OTHER_THAN_COMPARED_FIT)
-                * (OTHER_VERSION_FIT if versions and _of_other_version(versions, passages, candidate) else 1.0),
+                * (OTHER_VERSION_FIT if _of_other_version(versions, sub_question.text, passages, candidate) else 1.0),
             )
         )
     return features
@@ -460,11 +465,17 @@ _SYMBOL_MARKS = re.escape("-$@*!=<>~%&|")
 """Characters that continue a symbol: '!=' followed by '=' is '!=='."""
 
 
-def _of_other_version(versions: dict[str, frozenset[str]], passages: list[Passage], candidate: Candidate) -> bool:
+def _of_other_version(
+    versions: dict[str, frozenset[str]], question: str, passages: list[Passage], candidate: Candidate
+) -> bool:
     """Whether the candidate, its headings or its page's title name another numbered version of what the question
-    names by its number ('The DHCPv6 Server' for a question about kea-dhcp4), and none of them the asked one."""
-    title = passages[candidate.passage_index].title
-    return names_other_version(versions, f"{title}\n{candidate.section}\n{candidate.heading}\n{candidate.quote}")
+    names by its number ('The DHCPv6 Server' for a question about kea-dhcp4), and none of them the asked one; or
+    its page's title or headings name by a number alone what the question names without one ('Invoking diff3'
+    for a question on diff)."""
+    headings = f"{passages[candidate.passage_index].title}\n{candidate.section}\n{candidate.heading}"
+    if versions:
+        return names_other_version(versions, f"{headings}\n{candidate.quote}")
+    return names_numbered_sibling(question, headings)
 
 
 def _lead_in_alone(candidate: Candidate, answer: float, asked: Asked) -> bool:

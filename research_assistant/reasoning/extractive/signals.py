@@ -34,6 +34,8 @@ what it is ('X is called Y' and 'X is used as Y' still name or define it, 'X is 
 
 
 _THE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
+_GLOSS_LINE = re.compile(r"\s*([^:.;,()]{1,40}?)\s*(?::|\s[—–]|\s-)\s+(?:an?|the|one|any)\s", re.IGNORECASE)
+"""A glossary's line: a term, a colon or a dash, then what it is ('Argument: A parameter given to a command.')."""
 _DEGREE = re.compile(
     r"(?:very|quite|too|so|rather|fairly|extremely|highly|more|less|much|most|particularly|especially|not|only|"
     r"always|never|usually|often|sometimes|still)\b",
@@ -66,6 +68,9 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     0.1 for another copula with the subject as its head ('<subject> is the ...'), unless what follows says how
     the subject is rather than what ('is very demanding', 'is stored'); 0 otherwise.
     """
+    glossed = _GLOSS_LINE.match(sentence)
+    if glossed is not None and subject_terms and set(content_terms(glossed.group(1))) == set(subject_terms):
+        return 0.2  # 'Builtin: A command that is implemented by the shell.': a glossary's term, then its definition
     for naming in (_NAMING, _KNOWN_AS):
         named = naming.search(sentence)
         if named is not None and subject_terms and all(t in content_terms(named.group(1)) for t in subject_terms):
@@ -121,3 +126,21 @@ def names_other_version(asked: dict[str, frozenset[str]], text: str) -> bool:
     rows read word for word like the DHCPv4 server's."""
     named = numbered_names(text)
     return any(word in named and not named[word] & numbers for word, numbers in asked.items())
+
+
+def names_numbered_sibling(question: str, heading: str) -> bool:
+    """Whether a page title or heading names, only with a number, a program the question names without one: a
+    section of 'Invoking diff3' is about another program than a question on diff. Programs are named in lower
+    case; 'IPv6' for a question on IP, or 'DHCPv4' on DHCP, is a version of the same thing."""
+    numbered = {m.group(1) for m in _NUMBERED_PROGRAM.finditer(heading)}
+    if not numbered:
+        return False
+    asked = set(_PLAIN_WORD.findall(question))
+    plain = set(_PLAIN_WORD.findall(heading.lower()))
+    return any(word in asked and word not in plain for word in numbered)
+
+
+_NUMBERED_PROGRAM = re.compile(r"(?<![\w.-])([a-z]{2,})\d{1,2}(?![\w.])")
+"""A program's name with a number glued to it, in lower case ('diff3', 'python3', 'bzip2')."""
+_PLAIN_WORD = re.compile(r"(?<![\w.-])[a-z]{2,}(?![\w.])")
+"""A lower-case word standing alone, not glued to a number ('diff' in 'diff -u', not in 'diff3')."""

@@ -226,6 +226,44 @@ def test_a_default_needs_its_value_in_the_same_sentence_near_the_word() -> None:
     assert answer_strength(asked, vague) < 1.0
 
 
+def test_a_file_extension_is_a_default_value() -> None:
+    question = "What file extension does the test case assume for its input files unless told otherwise?"
+    field = "input_ext: A string containing the file extension of input files. Default: .txt."
+    assert answer_strength(asked_for(question), field, question) == 1.0
+    assert answer_strength(asked_for(question), "The file extension of input files has a default.", question) < 1.0
+
+
+def test_items_closed_by_etc_are_a_list() -> None:
+    asked = asked_for("Which syntax is still rendered inside the element?")
+    listed = "Only inline syntax will be rendered, such as links, strong, emphasis, etc."
+    assert answer_strength(Asked(kind="list", acronym=""), listed) == 0.75
+    assert answer_strength(Asked(kind="list", acronym=""), "Only inline syntax will be rendered.") == 0.0
+    assert asked.kind != "list" or answer_strength(asked, listed) > 0.0
+
+
+def test_a_default_after_a_labels_colon_is_its_value_whatever_its_form() -> None:
+    question = "default font for dot graphs?"
+    assert answer_strength(asked_for(question), "The default value is: Helvetica.", question) == 1.0
+    assert answer_strength(asked_for(question), "Default: Helvetica", question) == 1.0
+    assert answer_strength(asked_for(question), "The default value is what the font tag says.", question) < 1.0
+
+
+def test_a_lower_bound_does_not_answer_for_an_upper_one_nor_the_other_way() -> None:
+    longest = "Is there a maximum length for a binary package name?"
+    at_least = "They must be at least two characters long and must start with an alphanumeric character."
+    assert answer_strength(asked_for(longest), at_least, longest) < ANSWER_FOUND
+    assert answer_strength(asked_for(longest), "Package names must not exceed 60 characters.", longest) >= ANSWER_FOUND
+    shortest = "What is the minimum length of a password?"
+    assert answer_strength(asked_for(shortest), "Passwords may be at most 128 characters long.", shortest) < ANSWER_FOUND
+    assert answer_strength(asked_for(shortest), "Passwords must be at least 8 characters long.", shortest) == 1.0
+
+
+def test_three_items_after_a_colon_are_a_list() -> None:
+    listed = "It holds a tree-like structure composed of three types of nodes: strings, hashes and lists."
+    assert answer_strength(Asked(kind="list", acronym=""), listed) == 0.75
+    assert answer_strength(Asked(kind="list", acronym=""), "Note: this is it, and that.") == 0.0
+
+
 def test_a_switch_is_no_thing_asked_for_and_on_before_a_word_is_no_switch() -> None:
     port = "Which port does the development server listen on by default?"
     enabled = "The debugger is enabled by default when the development server is run in debug mode."
@@ -505,6 +543,14 @@ def test_a_sentence_that_names_what_the_one_before_describes_defines_it() -> Non
     assert defines(named, subject) == 0.2
     assert defines("Recognizing virus scanner mail is an error prone process.", subject) == 0.0
     assert defines("Backscatter mail is a flood of bounces.", subject) == 0.2
+
+
+def test_a_glossary_line_defines_its_term() -> None:
+    builtin = content_terms("builtin")
+    assert defines("Builtin: A command that is implemented by the shell.", builtin) == 0.2
+    assert defines("Argument - a parameter given to a command.", content_terms("argument")) == 0.2
+    assert defines("Note: a builtin cannot be started in the background.", builtin) == 0.0
+    assert defines("Builtin functions: A list of them follows.", builtin) < 0.2
 
 
 def test_how_long_by_default_is_not_answered_by_a_count_of_things_or_a_switch() -> None:
@@ -875,6 +921,7 @@ def test_a_way_to_do_something_is_a_means_named_not_a_sequence_described() -> No
         "The user can trigger the backup:\n\n$ knotc zone-backup +backupdir /path/to/backup",
         "To initialize the system, the function compinit should be called from a startup file.",
         "Append the keyword nts to the end of your server lines.",
+        "Conversely, to disable syntax highlighting on an individual code block, include use_pygments=false.",
     ]
     described = [
         "Once the sequence has been reduced, Django will then write it back out into a new set of files.",

@@ -63,6 +63,8 @@ def test_a_date_answers_when_even_without_repeating_the_subjects_name() -> None:
 def test_figures_written_as_words_count_but_not_one() -> None:
     assert numbers_in("six lines and 42.5 km") == ["42.5", "6"]
     assert numbers_in("one of the lines") == []
+    assert numbers_in("If you give this option more than twice, diff reports an error.") == ["2"]
+    assert numbers_in("Once it starts, it runs.") == []
 
 
 def test_counting_matches_the_noun_that_was_asked_about() -> None:

@@ -30,7 +30,11 @@ from research_assistant.reasoning.extractive.scoring import (
     score_candidates,
 )
 from research_assistant.reasoning.extractive.shapes import shape_bonus
-from research_assistant.reasoning.extractive.signals import names_other_version, numbered_names
+from research_assistant.reasoning.extractive.signals import (
+    names_numbered_sibling,
+    names_other_version,
+    numbered_names,
+)
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import (
     INSTANCE_ANSWER,
@@ -604,6 +608,22 @@ def test_the_page_on_the_asked_numbered_version_answers_and_the_other_versions_d
         "ode": frozenset({"45"}),
         "ip": frozenset({"6"}),
     }
+
+
+def test_a_page_on_a_numbered_sibling_program_does_not_answer_for_the_unnumbered_one() -> None:
+    sibling = "Use the label for the brackets. This option may be given up to three times, one for each input file."
+    own = "To do this, use the --label=label option. If you give this option more than twice, diff reports an error."
+    pages = [
+        Passage(source_id="diff", title="Output Formats", text=own),
+        Passage(source_id="diff3", title="Invoking diff3", text=sibling),
+    ]
+    question = "How many times can --label be given to diff?"
+    found = extract_evidence(question, SubQuestion(id="q1", text=question), pages, 1, Embedder())
+    assert found[0].source_id == "diff"
+    assert names_numbered_sibling(question, "Invoking diff3")
+    assert not names_numbered_sibling(question, "diff and diff3 compared")
+    assert not names_numbered_sibling("How many times can --label be given to diff3?", "Invoking diff3")
+    assert not names_numbered_sibling("How do I give the server an IP address?", "IPv6 addresses")
 
 
 def test_a_question_after_a_code_line_is_an_faq_heading_not_the_lines_description() -> None:
