@@ -1135,6 +1135,16 @@ _ASKS_FIGURE = re.compile(
 )
 """How much, how many, or which of a thing that is a figure ('Which port ...?'): a name ('HTML') is no answer."""
 _ASKS_SIZE = re.compile(r"\bhow\s+(?:large|big|small)\b|\b(?:largest|biggest|smallest)\b|\bsize\b", re.IGNORECASE)
+_SHARE = re.compile(r"%|\b(?:percent(?:age)?|share|proportion|ratio|fraction)\b", re.IGNORECASE)
+"""A question asking for a part of a whole, which a percentage answers."""
+
+
+def _shares_only(numbers: list[str]) -> bool:
+    """Whether every telling figure is a percentage: a part of a size, not a size."""
+    telling = [n for n in numbers if n not in ("0", "1")]
+    return bool(telling) and all(n.endswith("%") for n in telling)
+
+
 _FIGURE_UNIT = re.compile(r"\d[\d,.]*\s?([A-Za-z]*)")
 _DURATION_UNIT = re.compile(
     r"^(?:[mu]?s|m|h|d|w|[mun]?secs?|(?:milli|micro|nano)?seconds?|hrs?|mins?|minutes?|hours?|days?|weeks?|months?|years?)$"
@@ -1350,6 +1360,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         if any(n not in ("0", "1") for n in new_numbers):
             if _HOW_LONG.search(question) and not _TIMED.search(figures):
                 return UNTIMED_FIT  # 'elapsed-time | 8 | ... how long they have been trying' for how long
+            if _ASKS_SIZE.search(question) and not _SHARE.search(question) and _shares_only(new_numbers):
+                return UNTIMED_FIT  # 'the size is seldom decreased by less than 50%' for below what size: no size
             if _HOW_MANY.search(question) and not _UNIT_COUNT.search(question):
                 return 1.0 if counts_asked_thing(question, text) else 0.7
             return _measures_asked_thing(question, text)

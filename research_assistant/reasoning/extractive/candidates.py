@@ -170,8 +170,10 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             heading, lead = _SECTION_NUMBER.sub("", sentence.text.lstrip("#* ")).strip(), True
             run = run + 1 if after_heading else 1
             # A few short lines together are a heading over term lines; more are a list or a table of
-            # contents, whose last line heads what follows. A question is always a section's own title (an FAQ's).
-            grouped = after_heading and run <= _SECTION_RUN and not _QUESTION_HEADING.match(heading)
+            # contents, whose last line heads what follows. A question is always a section's own title (an FAQ's),
+            # and so is a numbered heading ('7.4.8. buffer-limit' after the last example line of the section before).
+            numbered = _SECTION_NUMBER.match(sentence.text.lstrip("#* ")) is not None
+            grouped = after_heading and run <= _SECTION_RUN and not _QUESTION_HEADING.match(heading) and not numbered
             section = section if grouped else heading
             under_heading = True
             continue
@@ -340,6 +342,9 @@ _SECTION_RUN = 3
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
 _STATEMENT = re.compile(r"\s=\s|[;{]$")
+_LITERAL_CALL = re.compile(r"[\w.]+\(\s*[uUbBrRfF]?[\"'].*\)")
+"""A call whose first argument is a string literal ('print("WebSocket closed")', 'self.write(u"You said: " + m)'): a
+line of code, where an entry's signature names its parameters ('setConfig(key, value)', "open(file, mode='r')")."""
 """An assignment or a statement of code: a line of an example, never a heading or a term."""
 _QUESTION_HEADING = re.compile(
     r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b"
@@ -416,6 +421,8 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     if following is None or following.segment == sentence.segment:
         return False
     text = sentence.text.strip()
+    if _LITERAL_CALL.fullmatch(text):
+        return False  # 'print("WebSocket closed")': a call in an example, not an entry's signature
     if _SYMBOL_TERM.fullmatch(text) or _quoted_terms(text):
         return True
     if not _HEADING_START.match(text):

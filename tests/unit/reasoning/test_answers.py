@@ -254,8 +254,19 @@ def test_a_lower_bound_does_not_answer_for_an_upper_one_nor_the_other_way() -> N
     assert answer_strength(asked_for(longest), at_least, longest) < ANSWER_FOUND
     assert answer_strength(asked_for(longest), "Package names must not exceed 60 characters.", longest) >= ANSWER_FOUND
     shortest = "What is the minimum length of a password?"
-    assert answer_strength(asked_for(shortest), "Passwords may be at most 128 characters long.", shortest) < ANSWER_FOUND
+    assert (
+        answer_strength(asked_for(shortest), "Passwords may be at most 128 characters long.", shortest) < ANSWER_FOUND
+    )
     assert answer_strength(asked_for(shortest), "Passwords must be at least 8 characters long.", shortest) == 1.0
+
+
+def test_a_percentage_is_no_size() -> None:
+    question = "Below what size does the proxy skip compressing buffered content?"
+    share = "The size is seldom decreased by less than 50%, and saving more than 90% isn't unusual."
+    assert answer_strength(asked_for(question), share, question) < ANSWER_FOUND
+    assert answer_strength(asked_for(question), "Content under 1024 bytes is not compressed.", question) == 1.0
+    percent = "By what percentage does the size shrink?"
+    assert answer_strength(asked_for(percent), "The size is decreased by 50%.", percent) == 1.0
 
 
 def test_three_items_after_a_colon_are_a_list() -> None:

@@ -1423,6 +1423,30 @@ def test_an_entrys_labelled_fields_are_quoted_under_its_term_and_none_is_a_headi
     assert answer_strength(asked_for(question), unset, question) < ANSWER_FOUND
 
 
+def test_a_numbered_heading_starts_its_own_section_after_the_last_example_line_before_it() -> None:
+    text = (
+        "This is equivalent to the following line:\n\npermit-access [::ffff:192.0.2.0]/120\n\n"
+        "7.4.8. buffer-limit\n\nSpecifies: Maximum size of the buffer for content filtering.\n\n"
+        "Effect if unset: Use a 4MB (4096 KB) limit."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    unset = next(c for c in found if c.quote.startswith("Effect if unset"))
+    assert (unset.section, unset.heading) == ("buffer-limit", "buffer-limit")
+
+
+def test_a_call_with_a_literal_in_an_example_heads_nothing() -> None:
+    text = (
+        "Here is an example handler that echos back all received messages back to the client:\n\n"
+        "class EchoWebSocket(tornado.websocket.WebSocketHandler):\n    def open(self):\n"
+        '        print("WebSocket opened")\n\n    def on_close(self):\n        print("WebSocket closed")\n\n'
+        "WebSockets are not standard HTTP connections. The handshake is HTTP, but the protocol is message-based."
+        "\n\nsetConfig(key, value)\n\nSets a configuration setting for key with the given value."
+    )
+    found = candidates([Passage(source_id="s1", text=text)])
+    assert not any("WebSocket" in c.heading for c in found)
+    assert next(c for c in found if "Sets a configuration" in c.quote).heading == "setConfig(key, value)"
+
+
 PROMPT_ESCAPES = Passage(
     source_id="s-prompt",
     title="Prompt Expansion",
