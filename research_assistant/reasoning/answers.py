@@ -24,6 +24,7 @@ from research_assistant.text.figures import (
     has_date,
     numbers_in,
 )
+from research_assistant.text.synonyms import synonyms
 from research_assistant.text.tokens import FILE_PATH, STOPWORDS, content_terms, quoted_literals, terms_of, words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
@@ -60,6 +61,16 @@ _LIMIT_EXISTS = re.compile(
 )
 """'Is there a cap on how many servers a backend can hold?' asks for the limit, which 'yes' does not give."""
 _CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
+_VERSUS = re.compile(r"\b(?:vs\.?|versus)\s", re.IGNORECASE)
+_TOPIC_PREFIX = re.compile(r"^[^:?]{2,40}:\s+(?=(?:what|which|how|when|where|why|who)\b)", re.IGNORECASE)
+"""A topic and a colon before the question ('client tracing: which signal fires ...?')."""
+_NAMES_TOPIC = re.compile(
+    r"\b(?:it|its|this|these|those|they|them|one|each|both|either|the difference"
+    r"|the (?:name|term|word|abbreviation|acronym))\b",
+    re.IGNORECASE,
+)
+"""Words by which a question asks of its topic ('DESTDIR: what is the name short for?', 'compound vs container:
+which one should I use ...?'), which it then needs."""
 _INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
 _CONDITION = re.compile(
     r"^\s*(?:if|when|whenever|once|after|before|unless|while|assuming|suppose|without)\b[^?]*?,\s*"
@@ -88,7 +99,8 @@ _SECOND_CLAUSE = re.compile(
 """A second question ('..., and how can it be changed?'); 'when' or 'where' only as a question ('..., when was it
 added?'), not a condition after the question ('How long ..., when verification is turned on?')."""
 _DEFAULT = re.compile(
-    r"\bdefaults?\b|\bby default\b|\bout[ -]of[ -]the[ -]box\b|\binitial(?:ly)? (?:value|setting)\b"
+    r"(?<!\ba )(?<!\ban )\bdefaults?\b|\b(?:nor|without|with no) an? default\b|\bby default\b"
+    r"|\bout[ -]of[ -]the[ -]box\b|\binitial(?:ly)? (?:value|setting)\b"
     r"|\bunless (?:\w+ )?(?:configured|set|specified|told|changed) otherwise\b|\botherwise unset\b"
     r"|\bunless (?:changed|overridden|configured|specified)\b"
     r"|\b(?:settings?|values?|options?|parameters?|configuration|defaults?)\s+(?:are\s+|is\s+|stays?\s+|remains?\s+)?unchanged\b"
@@ -131,7 +143,7 @@ does it assume when language_code is not set?', 'How often does it check, if I d
 turn on health checks and don't set an interval, how often ...?', 'If neither the headers nor my configuration say
 how long, how long ...?', 'I leave the port field empty. Which port ...?', 'Which paper size, unless I pick
 another?', 'Which keys, if I haven't picked my own?', 'How long, if I leave the setting alone?', 'With no special
-configuration, how long ...?'"""
+configuration, how long ...?'. Not 'a default set of options', which is one the asker would set."""
 _LIMIT = re.compile(
     r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
     r"oldest|earliest|lowest|highest|fewest|"
@@ -337,13 +349,13 @@ def _question_terms(question: str) -> frozenset[str]:
 
 
 _LIST_SHAPE = re.compile(
-    r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and\s|or\s|etc\b)"
+    r":[ \t]*\n\s*\S|(?:\n\s*(?:[-*•]|\d+[.)])\s)|(?:\w[^,\n]{0,40},\s*){2,}(?:and\s|or\s|(?:[\w.+#-]+\s+)?etc\b)"
     r"|(?:[\"'“‘`][^\"'”’`\n]{1,30}[\"'”’`][^,;\n]{0,120}[,;]\s*){2,}(?:and|or)\s+[\"'“‘`]"
     r"|:[ \t]*[^,:;.\n]{1,40},[ \t]*[^,:;.\n]{1,40}[ \t](?:and|or)[ \t]+\w"
 )
-"""A list in lines, or in a sentence: short items ('links, strong, emphasis, etc.'; three after a colon: 'three
-types of nodes: strings, hashes and lists'), or quoted names each with its description ('"user" for ..., "level" for
-..., and "tmpdir" for ...')."""
+"""A list in lines, or in a sentence: short items ('links, strong, emphasis, etc.', 'Gaffer, Circus, Runit etc.';
+three after a colon: 'three types of nodes: strings, hashes and lists'), or quoted names each with its description
+('"user" for ..., "level" for ..., and "tmpdir" for ...')."""
 _ENUMERATION = re.compile(r"(?:[\w.+#-]+(?: [\w.+#-]+)?,\s+){3,}[\w.+#-]+")
 """Four or more short items separated by commas, with or without a closing 'and' ('gfortran, g95, xlf95, fort')."""
 _PREPOSED = re.compile(r"^\s*(?:by|in|with|through)\s+(?:what|which)\b", re.IGNORECASE)
@@ -565,8 +577,22 @@ _INDIRECT_MODAL = re.compile(
 )
 """'how I can clone ...' for 'how can I clone ...', 'what I need to change' for 'what do I need to change'."""
 _CONTRACTION = re.compile(r"\b(what|who|where|how|which)(?:'s|’s)\s", re.IGNORECASE)
-_TERSE_MEANING = re.compile(r"^(?P<topic>[^:?]{2,80}?):\s*(?:meaning|definition|what is it|what are they)\s*\?*$", re.I)
-"""'The name slonik: meaning?': a topic, then what is asked of it."""
+_IMPERATIVE_ASK = re.compile(
+    r"^(?:(?:stop|disable|enable|turn|switch|prevent|avoid|force|make|keep|allow|skip|ignore|install|configure|run|"
+    r"increase|decrease|reduce|raise|lower|limit|change|reset)\s+(?:the|a|an|my|our|your|its|their|this|that|these|"
+    r"those|it|them|all|every|any)\b|(?:stop|prevent|keep)\s[^?]+\bfrom\s+\w+ing\b)[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+"""A terse request put as a question, an instruction with a question mark: 'Stop the static file handler from
+using sendfile?', 'Disable the cache?' ask how to do it; 'Limit on message size?' and 'Keep-alive timeout?' are
+no instructions."""
+_TERSE_MEANING = re.compile(
+    r"^(?P<topic>[^:?]{2,80}?)(?::|\s+[-–—])\s*(?:meaning|definition|what is it|what are they"
+    r"|what does (?:it|(?:the|this) (?:term|word|name|phrase)) mean(?P<where>\s+in\s[^?]{1,60})?)\s*\?*$",
+    re.I,
+)
+"""'The name slonik: meaning?', 'requoting - what does the term mean in the aiohttp docs?': a topic, then what is
+asked of it."""
 
 
 _PROVIDES = r"(?:supports?|supported|ships?|shipped|provides?|provided|includes?|handles?)"
@@ -624,7 +650,9 @@ def asked_directly(question: str) -> str:
     text = in_plain_words(_CONTRACTION.sub(lambda m: f"{m.group(1)} is ", question))
     terse = _TERSE_MEANING.match(text)
     if terse is not None:
-        return f"What does {terse.group('topic').strip()} mean?"
+        return f"What does {terse.group('topic').strip()} mean{terse.group('where') or ''}?"
+    if _IMPERATIVE_ASK.match(text) and not _INTERROGATIVE.search(text):
+        return f"How do I {text[:1].lower()}{text[1:]}"  # 'Stop the server from using sendfile?'
     request = _REQUEST.match(text)
     if request is None:
         return text
@@ -650,8 +678,13 @@ def asked_directly(question: str) -> str:
 
 
 def without_context(question: str) -> str:
-    """The question without a leading context phrase: 'In SQLite, what is ...' asks 'what is ...'."""
-    return _CONTEXT_PREFIX.sub("", without_framing(question))
+    """The question without a leading context phrase: 'In SQLite, what is ...' and 'client tracing: which
+    signal ...?' ask 'what is ...' and 'which signal ...?'."""
+    text = _CONTEXT_PREFIX.sub("", without_framing(question))
+    topic = _TOPIC_PREFIX.match(text)
+    if topic is None or _NAMES_TOPIC.search(text, topic.end()) or _VERSUS.search(topic.group()):
+        return text
+    return text[topic.end() :]
 
 
 _REFERS_BACK = re.compile(r"\b(?:it|its|that|this|these|those|they|them|their|one|ones|such|there)\b", re.IGNORECASE)
@@ -686,6 +719,7 @@ _WHAT_IS = re.compile(
 _WHAT_DOES = re.compile(
     r"^what (?:does|do) it mean (?:for .+? )?to (?:be |have )?(?:a |an |the )?(.+?)[?.!]*$"
     r"|^(?:in .+?, )?what is meant by (?:a |an |the )?(.+?)[?.!]*$"
+    r"|^what (?:does|do) (?:\S+ ){1,3}?mean by (?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
     r"(?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:exactly )?(?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
@@ -1244,6 +1278,8 @@ def _default_strength(text: str, question: str = "") -> float:
             before = ""  # 'Privoxy doesn't listen on any LAN interfaces by default': what is not done is no value
         if _REPLACES.search(before):
             continue  # 'overrides the default delay to retry after 1 minute': the value replaces the default
+        if not (measure or size or figure) and _owned_by_other(text, match, question):
+            continue  # 'The default access log format is: ...' for the User-Agent a client sends
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
         after = _REPLACEABLE.split(after, maxsplit=1)[0]
         if _UNFILLED.match(after):
@@ -1275,6 +1311,30 @@ def _default_strength(text: str, question: str = "") -> float:
             continue  # a default of another measure ('Default: 0s', 'disabled' for a size) answers nothing
         best = max(best, 1.0 if fitting else 0.45)
     return best
+
+
+_DEFAULT_OWNER = re.compile(r"\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are|was)\b", re.IGNORECASE)
+"""After 'default': what it is the default of, then its verb ('The default access log format is: ...')."""
+_PLAIN_WORDS = re.compile(r"^[a-z]+(?:\s+[a-z]+)*$")
+_OWNER_GENERIC = frozenset(content_terms("value values setting settings option options behaviour behavior mode"))
+"""Words that name no particular thing: 'The default value is ...' is the default of whatever is spoken of."""
+
+
+def _owned_by_other(text: str, match: re.Match[str], question: str) -> bool:
+    """Whether 'default' is followed by the name of what it is the default of, and that thing shares no word with
+    the question: 'The default access log format is: ...' does not say what User-Agent a client sends by default.
+    Not for questions asking how long, how large or how many, which name their measure in other words than the
+    text's ('How long does it wait?' / 'The default timeout is 30 s')."""
+    if match.group().lower() != "default":
+        return False
+    owner = _DEFAULT_OWNER.match(text, match.end())
+    if owner is None or not _PLAIN_WORDS.match(owner.group(1)):
+        return False  # a setting's name ('The default max-store-ttl is ...') is what a question paraphrases
+    named = set(content_terms(owner.group(1))) - _OWNER_GENERIC
+    if not named:
+        return False
+    asked = set(content_terms(question))
+    return not any(term in asked or set(synonyms(term)) & asked for term in named)
 
 
 _LABELLED_VALUE = re.compile(r"\s*(?:values?\s+)?(?:is|are|was)\s*:", re.IGNORECASE)
@@ -1346,14 +1406,17 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             strength *= UNLISTED_FIT  # 'Which compilers does it look for by default?': the default is a list
         return strength
     if kind == "limit":
-        if not new_numbers and not re.search(r"\b(?:unlimited|no limit|infinite)\b", text, re.IGNORECASE):
+        # How long, in words: 'allowed at least for a year and half', 'kept for at least one week'.
+        timed = bool(_HOW_LONG.search(question) and _TIMED.search(figures))
+        if not (new_numbers or timed) and not re.search(r"\b(?:unlimited|no limit|infinite)\b", text, re.I):
             return 0.0
         stated = bool(_LIMIT_STATEMENT.search(text) or _DEFAULT_STATEMENT.search(text))
-        telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text))  # 0, 1: flags
-        if stated and telling and not _limit_with_figure(figures, asked_numbers):
+        telling = any(n not in ("0", "1") for n in new_numbers) or bool(_MEASURE.search(text)) or timed  # 0, 1: flags
+        if stated and telling and not timed and not _limit_with_figure(figures, asked_numbers):
             stated = False  # 'X limits the size ... (three sentences on) ... PEP 440': the figure is of another thing
         bound = OTHER_BOUND_FIT if _other_bound_only(question, text) else 1.0
-        return ((1.0 if telling else 0.8) if stated else 0.55) * _measures_asked_thing(question, text) * bound
+        measured = 1.0 if timed and not new_numbers else _measures_asked_thing(question, text)  # it weighs figures
+        return ((1.0 if telling else 0.8) if stated else 0.55) * measured * bound
     if kind == "range":
         return _range_strength(text, new_numbers)
     if kind == "number":

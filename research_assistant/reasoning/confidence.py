@@ -17,8 +17,8 @@
   not count covered (the report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes
   state; a comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at
   most `READER_JUDGED_CERTAINTY`, a yes-or-no question at most `VERDICT_CERTAINTY`; and a question that names
-  something (a capitalised name: 'Redis', 'SMTP') that no quote, no quote's section and no quoted source's title
-  mentions gets at most half (`unseen_names`).
+  something (a capitalised name: 'Redis', 'SMTP') that no quote for the question itself, no such quote's section
+  and no title of a source it quotes mentions gets at most half (`unseen_names`).
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
@@ -265,7 +265,10 @@ def confidence_score(
     consistency = max(0.0, 1.0 - conflicts / max(1.0, len(evidence) / 2))
     base = 40 * covered + 30 * reliability + 15 * recency + 15 * consistency
     certainty = answer_certainty(question, plan, evidence, coverage)
-    if unseen_names(question, evidence, cited):
+    # The names asked about must be in what answers the question itself: a sub-question's quote that names
+    # 'User-Agent' does not make 'By default it sends HTTP/1.1 100 Continue' about it.
+    direct = direct_evidence(plan, evidence) or evidence
+    if unseen_names(question, direct, [sources[i] for i in dict.fromkeys(e.source_id for e in direct) if i in sources]):
         certainty = min(certainty, UNSURE_CERTAINTY)
     total = base * certainty
     return round(min(100.0, max(0.0, total)), 1)

@@ -17,14 +17,16 @@ from research_assistant.reasoning.extractive.sentences import (
     COPULA,
     ENDS_SENTENCE,
     Sentence,
+    holds_cells,
     is_informative,
     is_navigation_phrase,
     is_table_row,
     looks_like_code,
     split_sentences,
 )
+from research_assistant.reasoning.extractive.signals import uses_term
 from research_assistant.schemas import Passage
-from research_assistant.text.tokens import OPTION_TERM, words
+from research_assistant.text.tokens import OPTION_TERM, content_terms, words
 
 _SIGNATURE = re.compile(r"^@?(?:class\s+)?[A-Za-z_][\w.]*\([^()]{0,80}\)(?:\s*->\s*[\w.\[\], ]+)?:?$")
 ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)$")
@@ -138,7 +140,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
         if is_table_row(sentence.text):
-            if previous is None or not is_table_row(previous.text):
+            if _heads_table(text, sentence):
                 header_row = sentence.text
             elif not (sentence.end == body_end and sentence.end < len(text.rstrip("\n"))):
                 add(sentence.start, sentence.end, sentence.text, f"{heading} {header_row}".strip(), True, row=True)
@@ -193,8 +195,24 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             # A list is read by its lead-in; two or three sentences by all of them.
             focal = sentence.text if introduces else text[sentence.start : end]
             add(start, end, focal, heading, lead, sentence.end)
-        lead = False
+        lead = lead and uses_term(sentence.text, content_terms(heading))  # a term's heading still heads its definition
     return found
+
+
+_HEADER_CELL_WORDS = 4
+"""The most words in a header row's cell: headers name columns ('Length Specifier', 'Meaning')."""
+
+
+def _heads_table(text: str, row: Sentence) -> bool:
+    """Whether a row is its table's header: the line above it is no row (a long row, read as sentences, still is
+    one). A passage may begin inside a table, so a row it begins with heads only when it reads as a header, its
+    cells short names, none a sentence ('Length Specifier | Meaning', not 'w | This substitution works like
+    %q except that it doubles all double-quote characters ...')."""
+    above = text[: row.start].rstrip()
+    if above:
+        return not holds_cells(above.rsplit("\n", 1)[-1])
+    cells = [cell.strip() for cell in row.text.split(" | ")]
+    return all(len(cell.split()) <= _HEADER_CELL_WORDS and not ENDS_SENTENCE.search(cell) for cell in cells)
 
 
 _COMMENT_MARK = re.compile(r"^\s*(?:#|//)\s*$")
@@ -403,7 +421,8 @@ def _heads(text: str, sentence: Sentence, previous: Sentence | None, following: 
 
 def _closes_block(text: str, sentence: Sentence) -> bool:
     """Whether a line ends an indented block, as the last line of a code example does ('    endfor' / 'endfor'):
-    the line right above it, with no blank line between, is indented more. Such a line heads nothing."""
+    the line right above it, with no blank line between, is indented more; or is the body of a block the line
+    above opens ('async def on_startup(app):' / '    pass'). Such a line heads nothing."""
     line_start = text.rfind("\n", 0, sentence.start) + 1
     if line_start == 0:
         return False
@@ -413,7 +432,8 @@ def _closes_block(text: str, sentence: Sentence) -> bool:
         return False
     prefix = text[line_start : sentence.start]
     indent = 0 if prefix.strip() else len(prefix)
-    return len(above) - len(above.lstrip()) > indent
+    above_indent = len(above) - len(above.lstrip())
+    return above_indent > indent or (indent > above_indent and above.rstrip().endswith((":", "{", "(", "\\")))
 
 
 def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
@@ -523,7 +543,24 @@ def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
     joined = sentence.end - previous.start
     if _leans_on_previous(sentence.text) and previous.segment == sentence.segment and joined <= 500:
         return previous.start if is_informative(previous.text) else sentence.start
+    if _VERDICT.match(previous.text) and previous.segment == sentence.segment and joined <= 500:
+        return previous.start  # 'It's impossible. Choosing what to compress ...': the answer, then its reason
+    if _LEAD_IN_POINTS_BACK.match(sentence.text) and gap.count("\n") <= 2 and joined <= 500:
+        # 'It's best to use some tool for starting them after a reboot.' / 'There are many ways to do it: ...'
+        return previous.start if is_informative(previous.text) else sentence.start
     return sentence.start
+
+
+_LEAD_IN_POINTS_BACK = re.compile(r"^[^:\n]{0,80}\b(?:it|this|that|them)\s*:\s*\S", re.IGNORECASE)
+"""A lead-in whose list is of ways to do what the sentence before it says ('There are many ways to do it: ...')."""
+
+
+_VERDICT = re.compile(
+    r"^\s*(?:yes|no|not yet|not really|(?:it|this|that)(?:['’]s| is) (?:not |im)?possible|(?:it|this|that)"
+    r"(?:['’]s| is)(?: not| n['’]t)? supported|unfortunately,? (?:no|not)|you can(?:not|['’]t))[.!]?\s*$",
+    re.IGNORECASE,
+)
+"""A short answer too short to quote alone ('No.', 'It’s impossible.'), which the sentence after it explains."""
 
 
 _NAMES_PREVIOUS = re.compile(

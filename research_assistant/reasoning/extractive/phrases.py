@@ -51,6 +51,12 @@ _CONTRACTION = re.compile(r"^(?:\w+n['’]t|i['’](?:m|ve|d|ll)|(?:you|we|they|
 """'won't', "doesn't", "I'm", "it's": function words however they are spelled, never part of a keyword."""
 
 
+_HOW_MEASURES = frozenset(
+    ("long", "many", "much", "often", "far", "old", "big", "large", "small", "high", "fast", "soon")
+)
+"""Words that ask, after 'how', for a measure ('how long'): what is asked, not what it is asked about."""
+
+
 def _is_delimiter(word: str) -> bool:
     low = word.lower()
     return low in STOPWORDS or low in FRAMING_WORDS or low in QUESTION_VERBS or _CONTRACTION.match(low) is not None
@@ -100,7 +106,8 @@ def extract_keywords(question: str, limit: int = 8) -> list[str]:
             current = []
         previous_end = token.end
         trailing = token.text.lower() in TRAILING_FRAMING and any(t.text.lower() in _DO for t in tokens[:index])
-        if _is_delimiter(token.text) or trailing:
+        measure = index > 0 and tokens[index - 1].text.lower() == "how" and token.text.lower() in _HOW_MEASURES
+        if _is_delimiter(token.text) or trailing or measure:
             if current:
                 phrases.append(current)
             current = []

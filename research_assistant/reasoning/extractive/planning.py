@@ -39,7 +39,9 @@ __all__ = ["build_plan", "cause_and_effect", "comparison_sides", "keyword_query"
 
 _FALLBACK_QUERIES = ("{t}", "{e} {t}", "{k} overview", "{k} explained", "{k} guide", "{k} facts", "{k} research")
 """Queries that fill a sub-question's quota when its templates collide with queries planned already."""
-_TERMINOLOGY = re.compile(r"\b(?:terminology|parlance|jargon|glossary)\b|\buses? the (?:term|word)\b", re.IGNORECASE)
+_TERMINOLOGY = re.compile(
+    r"\b(?:terminology|parlance|jargon|glossary)\b|\b(?:uses? )?the (?:term|word)\b", re.IGNORECASE
+)
 """A question about a word as a project uses it ('In Django terminology, what is a concrete model?'): the project's
 glossary defines it, under a title ('Glossary') that shares no word with the question."""
 _GLOSSARY_QUERY = "{t} glossary"

@@ -379,7 +379,8 @@ def candidate_features(
                 sureness = DEFINING_SENTENCE  # unless a rule below finds more than its form
             answer = max(answer, shaped)
         formed = answer
-        if selecting and candidate.row and asked.kind is None and not keyed[0]:
+        listed = candidate.row or names_then_describes(candidate.quote) or (candidate.lead and entry)
+        if selecting and listed and asked.kind is None and not keyed[0]:
             answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
         if meaning_asked and keyed[0] == KEY_BONUS:
             answer = max(answer, KEYED_DEFINITION)  # 'What does K mean?': the entry 'K' / 'to be killed'
@@ -516,8 +517,26 @@ WHICH_THING = re.compile(
 """'Which specifier ...?', 'What function ...?': the question asks which thing it is, a name."""
 _SET_ASIDE = re.compile(r"^\s*(?:besides|apart from|aside from|other than|except(?: for)?)\s+([^,?]+),", re.I)
 SELECTED_ROW = 0.5
-"""The answer strength of a table row for a question that asks which thing it is: the row's first cell names
-a thing, and whether its other cells describe what was asked is for relevance to say."""
+"""The answer strength of a table row (or an entry line) for a question that asks which thing it is: the row's
+first cell names a thing, and whether its other cells describe what was asked is for relevance to say."""
+_ENTRY_LINE = re.compile(
+    r"^(?:[a-z][\w.-]*|[A-Z][A-Z0-9_]+|-{1,2}[\w-]+|[\w.-]*_[\w.-]*)(?:\s+[\[(][^\])\n]{1,20}[\])])?\s*(?::|\s[–—-])\s+\w"
+)
+"""A name written as code, maybe with a bracketed remark ('[..BS]', '(int)'), then a colon or a dash and words."""
+_ENTRY_LABELS = frozenset({"default", "note", "example", "type", "value", "values", "see", "usage", "syntax", "e.g"})
+"""Labels that open a line as a name would ('default: 5'), naming no thing."""
+
+
+def names_then_describes(quote: str) -> bool:
+    """Whether a quote is one entry of a list of names, the name first and its description after a colon or a
+    dash: 'wretr [..BS]: number of times a connection to a server was retried.', 'timeout – How long ...'. The
+    name is written as code (lower case, capitals, an option, joined by underscores), not a label ('Note:')."""
+    match = _ENTRY_LINE.match(quote)
+    if match is None or "\n" in quote[: match.end()]:
+        return False
+    return quote.split()[0].rstrip(":").lower() not in _ENTRY_LABELS
+
+
 DEFINING_SENTENCE = 0.75
 """The most a definition question's span counts as its answer when only its form, '<subject> is a ...', says so
 and it is not the entry under the subject's name (`shapes.entry_defines`): such a sentence may stand anywhere and

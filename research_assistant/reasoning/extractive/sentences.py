@@ -210,9 +210,14 @@ _ALTERNATIVES = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}")
 def is_table_row(text: str) -> bool:
     """A table row as the HTML extractor writes it: cells joined by ' | ', on one line; not a command's synopsis,
     whose bars stand between alternatives in brackets ('prompt [ -p | -h ] [ theme ... ]')."""
-    if "\n" in text or len(text) > ROW_MAX_CHARS or not _ROW.search(text):
+    return len(text) <= ROW_MAX_CHARS and holds_cells(text)
+
+
+def holds_cells(line: str) -> bool:
+    """Whether a line is a table's row, however long: cells joined by ' | ', not a synopsis's alternatives."""
+    if "\n" in line or not _ROW.search(line):
         return False
-    return bool(_ROW.search(_ALTERNATIVES.sub("[]", text)))
+    return bool(_ROW.search(_ALTERNATIVES.sub("[]", line)))
 
 
 _QUOTED = re.compile(r"\"[^\"]+\"|“[^”]+”")

@@ -7,7 +7,7 @@ import re
 
 from research_assistant.reasoning.answers import CATEGORY_WORDS, IMPERATIVE, defined_phrase
 from research_assistant.reasoning.extractive.sentences import MAX_SENTENCE_CHARS
-from research_assistant.reasoning.extractive.signals import defines, has_name
+from research_assistant.reasoning.extractive.signals import defines, has_name, uses_term
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of
@@ -88,6 +88,8 @@ def entry_defines(quote: str, subject_terms: list[str], defined_heading: str = "
     if signature and _names_subject(terms_of(signature.group()), subject_terms):
         return 0.2  # an API entry: the signature line, then what it does
     if defined_heading and _names_subject(terms_of(defined_heading), subject_terms, exact=True):
+        if uses_term(quote, subject_terms):
+            return None  # 'As indicated above, some backends use delayed file delivery.' speaks of it
         # A glossary or definition-list entry: the term, then its definition. A section heading in title
         # case ('Type Affinity') often opens with background instead, unless it names its subject.
         section = _TITLE_CASE.match(defined_heading) and not set(subject_terms) & set(terms_of(quote))

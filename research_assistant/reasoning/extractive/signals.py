@@ -99,6 +99,28 @@ def defines(sentence: str, subject_terms: list[str]) -> float:
     return 0.0
 
 
+_SUBJECT_WORDS = 3
+"""Content words at a sentence's start within which the term it defines stands."""
+
+
+_POINTS_BACK = re.compile(
+    r"\b(?:as (?:indicated|mentioned|described|noted|shown|explained|said|seen|stated)"
+    r"|(?:see|shown|described) above)\b",
+    re.IGNORECASE,
+)
+"""Words by which a sentence leads back to what was said before it, as a transition does."""
+
+
+def uses_term(sentence: str, term: list[str]) -> bool:
+    """Whether the sentence leads back to what was said before and names the whole term (its content terms) only
+    well into it, with no defining verb: it uses the term ('As indicated above, some of the described storage
+    backends use delayed file delivery.'), it does not define it."""
+    terms = content_terms(sentence)
+    if not term or not set(term) <= set(terms) or not _POINTS_BACK.search(sentence):
+        return False
+    return terms.index(term[0]) >= _SUBJECT_WORDS and defines(sentence, term) == 0.0
+
+
 def evidence_id(source_id: str, sub_question_id: str, quote: str, section: str = "") -> str:
     """A stable evidence id: the same quote from the same source (and section, when the same words are said in
     two: 'This hook is invoked by ...' under 'post-receive' and 'post-update') for the same sub-question."""

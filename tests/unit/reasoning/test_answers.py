@@ -420,10 +420,22 @@ def test_an_idiom_is_read_in_plain_words_and_names_no_topic() -> None:
         ("Could you tell me what I need to change?", "What do I need to change?", "procedure"),
         ("What's the purpose of a savepoint?", "What is the purpose of a savepoint?", "definition"),
         ("The name slonik: meaning?", "What does The name slonik mean?", "definition"),
+        (
+            "requoting - what does the term mean in the aiohttp docs?",
+            "What does requoting mean in the aiohttp docs?",
+            "definition",
+        ),
         ("Could you tell me what EAFP stands for in Python?", "What does EAFP stand for in Python?", "expansion"),
         ("Could you tell me the largest message Exim accepts?", "What is the largest message Exim accepts?", "limit"),
         ("Tell me about savepoints.", "What is savepoints.", "definition"),
         ("Explain how CRISPR works.", "Explain how CRISPR works.", "explanation"),
+        (
+            "Stop the file handler from using sendfile?",
+            "How do I stop the file handler from using sendfile?",
+            "procedure",
+        ),
+        ("Enable gzip: is it possible?", "Enable gzip: is it possible?", "yesno"),
+        ("Limit on message size?", "Limit on message size?", "limit"),
     ],
 )
 def test_a_request_around_a_question_is_read_as_the_question(request_: str, question: str, kind: str) -> None:
@@ -767,6 +779,7 @@ def test_how_long_by_default_is_not_answered_by_a_quoted_word_but_by_a_figure_or
         ("What is extcap in Wireshark?", "extcap"),
         ("In libvirt terms, what exactly is a storage pool?", "storage pool"),
         ("What does the name slonik mean?", "slonik"),
+        ('What does Scrapy mean by a "broad crawl"?', "broad crawl"),
         ("What is the $GENERATE directive in a BIND zone file used for?", "$GENERATE"),
         ('In Git terminology, what is an "evil merge"?', "evil merge"),
         ("What is a function?", "function"),
@@ -940,3 +953,38 @@ def test_a_way_to_do_something_is_a_means_named_not_a_sequence_described() -> No
     ]
     assert all(answer_strength(asked, text) == 1.0 for text in means)
     assert all(answer_strength(asked, text) < 1.0 for text in described)
+
+
+def test_a_default_said_to_be_of_another_thing_is_not_the_asked_default() -> None:
+    question = "What User-Agent header value does the client send by default?"
+    other = 'The default access log format is: \'%a %t "%r" %s %b "%{User-Agent}i"\''
+    assert answer_strength(asked_for(question), other, question) < ANSWER_FOUND
+    for own in ("The default User-Agent header is 'Client/3.8'.", "The default value is: 'Client/3.8'."):
+        assert answer_strength(asked_for(question), own, question) == 1.0
+    measured = "How long does the client wait for a reply by default?"  # a measure is named otherwise
+    assert answer_strength(asked_for(measured), "The default timeout is 30 seconds.", measured) == 1.0
+
+
+def test_how_long_at_least_is_answered_by_a_duration_in_words() -> None:
+    question = "At minimum, how long is a deprecated API kept before it can be removed?"
+    for worded in (
+        "Deprecated API is still allowed at least for a year and half.",
+        "It is kept for at least one week.",
+    ):
+        assert answer_strength(asked_for(question), worded, question) >= ANSWER_FOUND
+    assert answer_strength(asked_for(question), "Deprecated API is removed in a major release.", question) == 0.0
+
+
+def test_a_topic_and_a_colon_before_a_question_is_its_context_unless_the_question_asks_of_it() -> None:
+    question = "client tracing: which signal fires when a request waits for a free pooled connection?"
+    assert without_context(question) == "which signal fires when a request waits for a free pooled connection?"
+    assert without_context("DESTDIR: what is the name short for?") == "DESTDIR: what is the name short for?"
+    compared = "compound vs container directive: which one should I use to wrap a group of elements?"
+    assert without_context(compared) == compared
+    assert asked_for(compared).kind == "comparison"
+
+
+def test_a_default_the_asker_would_set_is_not_the_default_asked_for() -> None:
+    question = "Which environment variable makes diff pick up a default set of options every time?"
+    assert asked_for(question).kind != "default"
+    assert asked_for("I declared an option with neither a type nor a default value. What type is it?").kind == "default"

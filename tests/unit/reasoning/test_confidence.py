@@ -173,6 +173,19 @@ def test_a_name_the_question_asks_about_that_no_quote_or_source_mentions_is_not_
     assert elsewhere <= 50 < 80 <= named
 
 
+def test_a_name_the_question_asks_about_must_be_in_what_answers_the_question_itself() -> None:
+    question = "What User-Agent header value does the client send by default?"
+    plan = PLAN.model_copy(
+        update={"sub_questions": [SubQuestion(id="q1", text=question), SubQuestion(id="q2", text="Headers")]}
+    )
+    quote = _evidence("By default it sends a 100 Continue line to the client.")
+    named_aside = _evidence("The access log records the User-Agent of each request.", "q2")
+    coverage = [*FULL, Coverage(sub_question_id="q2", evidence_count=1, source_count=1, score=1.0, covered=True)]
+    options: dict[str, object] = {"conflicts": 0, "needs_recent": False, "today": TODAY}
+    score = confidence_score(question, plan, coverage, [quote, named_aside], {"s1": SOURCE}, **options)  # type: ignore[arg-type]
+    assert score <= 50
+
+
 def test_a_value_stated_only_in_another_settings_entry_is_not_sure() -> None:
     """The level at which processing stops is not told by the 'traceback' setting's default, however plainly it
     states one; the entry of the asked setting is."""

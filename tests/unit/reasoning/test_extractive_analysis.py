@@ -76,6 +76,11 @@ def test_entities_leave_out_english_words_modifier_suffixes_and_what_a_call_pass
     assert "Redis" in extract_entities("Which port does 'Redis' use?")  # a quoted name outside a call stays
 
 
+def test_the_measure_a_how_question_asks_for_is_no_keyword() -> None:
+    assert extract_keywords("How long is the default timeout?") == ["default timeout"]
+    assert extract_keywords("Is a long option name allowed?") == ["long option name allowed"]
+
+
 def test_keywords_leave_out_contractions() -> None:
     keywords = extract_keywords("If I don't pass any -C flag, what level of table compression does flex use?")
     assert keywords[:2] == ["C flag", "table compression"]

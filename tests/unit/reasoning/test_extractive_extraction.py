@@ -21,6 +21,7 @@ from research_assistant.reasoning.extractive.scoring import (
     KEYED_DEFINITION,
     LEAD_IN_ALONE_FIT,
     OWN_SETTING_BONUS,
+    SELECTED_ROW,
     _with_identifier_matches,
     candidate_features,
     concept_coverage,
@@ -754,6 +755,148 @@ HEADER_FORMATS = Passage(
 def test_a_table_row_is_one_candidate_however_many_sentences_its_cells_hold() -> None:
     rows = [c.quote for c in candidates([HEADER_FORMATS]) if c.row]
     assert len(rows) == 3 and rows[1].startswith("%D | ") and rows[1].endswith("duration of the request.")
+
+
+SUBSTITUTIONS_LONG_ROW = (
+    "q, Q | The argument is a zero-terminated string. The string is printed with all single quote (') characters "
+    "doubled so that the string can safely appear inside an SQL string literal. "
+    + "The %Q substitution type also puts single-quotes on both ends of the substituted string. " * 6
+    + "\n\n"
+)
+W_ROW = (
+    'w | This substitution works like %q except that it doubles all double-quote characters (") instead of '
+    "single-quotes, making the result suitable for using with a double-quoted identifier name in an SQL statement."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SUBSTITUTIONS_LONG_ROW + W_ROW,  # after a row too long to read whole, which is read as sentences
+        W_ROW + "\n\n2.2. The Optional Length Field",  # a chunk that begins inside the table
+    ],
+    ids=["below a long row", "opening a passage"],
+)
+def test_a_row_below_another_row_or_opening_a_passage_mid_table_is_data_not_a_header(text: str) -> None:
+    passage = Passage(source_id="s-printf", chunk_id="printf#3", score=0.9, title="printf()", text=text)
+    assert W_ROW in [c.quote for c in candidates([passage]) if c.row]
+
+
+def test_a_which_question_is_answered_by_the_entry_line_that_names_one() -> None:
+    stats = Passage(
+        source_id="s-stats",
+        chunk_id="stats#4",
+        score=0.9,
+        title="Management Guide",
+        text=(
+            "The statistics may be consulted either from the unix socket or from the HTTP page. Both means provide "
+            "a CSV format whose fields follow.\n\n"
+            "  14. eresp [..BS]: response errors.\n"
+            "  15. wretr [..BS]: number of times a connection to a server was retried.\n"
+        ),
+    )
+    question = "In the CSV statistics output, which column counts how many times a server connection was retried?"
+    found = candidates([stats])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [stats], found, Embedder(), None)
+    answers = {c.quote.split()[0]: f.answer for c, f in zip(found, features, strict=True) if f is not None}
+    assert answers["wretr"] == SELECTED_ROW and answers["The"] == 0.0
+
+
+def test_a_short_verdict_is_quoted_with_the_sentence_that_explains_it() -> None:
+    faq = Passage(
+        source_id="s-faq",
+        chunk_id="faq#2",
+        score=0.9,
+        text=(
+            "How do I enable gzip compression globally for my entire application?\n\n"
+            "It’s impossible. Choosing what to compress and what not to compress is a tricky matter.\n\n"
+            "No. The server never retries."
+        ),
+    )
+    quotes = [c.quote for c in candidates([faq])]
+    assert "It’s impossible. Choosing what to compress and what not to compress is a tricky matter." in quotes
+    assert "No. The server never retries." in quotes
+
+
+def test_a_sentence_that_only_uses_a_term_under_its_heading_does_not_define_it() -> None:
+    feeds = Passage(
+        source_id="s-feeds",
+        chunk_id="feeds#9",
+        score=0.9,
+        title="Feed exports",
+        text=(
+            "Delayed file delivery\n\n"
+            "As indicated above, some of the described storage backends use delayed file delivery.\n\n"
+            "These storage backends do not upload items to the feed URI as those items are scraped. Instead, items "
+            "are written into a temporary local file, which is uploaded once the crawl ends."
+        ),
+    )
+    question = "What does delayed file delivery mean?"
+    [first, *_] = extract(question, question, [feeds])
+    assert first.quote.startswith("These storage backends do not upload items")
+
+
+def test_a_which_question_is_answered_by_the_description_under_a_term_line() -> None:
+    tracing = Passage(
+        source_id="s-tracing",
+        chunk_id="tracing#3",
+        score=0.9,
+        title="Tracing Reference",
+        text=(
+            "on_request_end\n\n"
+            "Property that gives access to the signals that will be executed when a request ends.\n\n"
+            "on_connection_queued_start\n\n"
+            "Property that gives access to the signals that will be executed when a request has been queued "
+            "waiting for an available connection.\n\n"
+        ),
+    )
+    question = "Which signal fires when a request waits for a free connection?"
+    found = candidates([tracing])
+    features = candidate_features(question, SubQuestion(id="q1", text=question), [tracing], found, Embedder(), None)
+    answers = {c.heading: f.answer for c, f in zip(found, features, strict=True) if f is not None}
+    assert answers["on_connection_queued_start"] == SELECTED_ROW
+
+
+def test_a_list_of_ways_to_do_it_is_quoted_with_what_it_is_and_reads_as_a_list() -> None:
+    deployment = Passage(
+        source_id="s-deploy",
+        chunk_id="deploy#5",
+        score=0.9,
+        title="Server Deployment",
+        text=(
+            "Supervisord\n\n"
+            "It’s best to use some tool for starting the backends automatically after a system reboot or crash.\n\n"
+            "There are many ways to do it: Supervisord, Upstart, Systemd, Gaffer, Circus, Runit etc.\n\n"
+        ),
+    )
+    quote = (
+        "It’s best to use some tool for starting the backends automatically after a system reboot or crash.\n\n"
+        "There are many ways to do it: Supervisord, Upstart, Systemd, Gaffer, Circus, Runit etc."
+    )
+    assert quote in [c.quote for c in candidates([deployment])]
+    question = "Which tools restart the backends after a reboot or a crash?"
+    assert answer_strength(asked_for(question), quote, question) >= ANSWER_FOUND
+
+
+def test_the_body_of_a_code_block_heads_nothing() -> None:
+    signals = Passage(
+        source_id="s-signals",
+        chunk_id="signals#1",
+        score=0.9,
+        text=(
+            "on_startup\n\n"
+            "Signal handlers should have the following signature:\n\n"
+            "async def on_startup(app):\n    pass\n\n"
+            "A Signal that is fired on application start-up."
+        ),
+    )
+    [fired] = [c for c in candidates([signals]) if c.quote.startswith("A Signal")]
+    assert fired.section == "on_startup"
+
+
+def test_a_row_of_short_names_opening_a_passage_is_its_table_header() -> None:
+    passage = Passage(source_id="s", chunk_id="s#1", score=0.9, text=HEADER_FORMATS.text)
+    assert all(c.heading.endswith("Format | Description") for c in candidates([passage]) if c.row)
 
 
 def test_a_which_question_is_answered_by_the_row_its_other_cells_describe() -> None:

@@ -415,3 +415,10 @@ def test_a_question_about_a_projects_terminology_searches_its_glossary_for_the_q
         "pidbox glossary"
         not in build_plan(other, analyze_question(other), PROFILES[Depth.QUICK]).sub_questions[0].queries
     )
+
+
+def test_a_question_about_what_a_term_means_searches_the_glossary_for_it() -> None:
+    question = "requoting - what does the term mean in the aiohttp docs?"
+    plan = build_plan(question, analyze_question(question), PROFILES[Depth.QUICK])
+    assert plan.sub_questions[0].text == "What does requoting mean in the aiohttp docs?"
+    assert plan.sub_questions[0].queries == ["requoting glossary"]
