@@ -1268,6 +1268,7 @@ def _default_strength(text: str, question: str = "") -> float:
     counted = size and _COUNT_OF.search(text) is not None and _SIZE_WORD.search(text) is None
     counted = counted and not _HOLDS_ITEMS & set(measured_subject(question))
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
+    unchosen = _UNCHOSEN.search(question) is not None
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         if action and _KEYWORD_ARGUMENT.match(text, match.end()):
@@ -1281,6 +1282,8 @@ def _default_strength(text: str, question: str = "") -> float:
         if not (measure or size or figure) and _owned_by_other(text, match, question):
             continue  # 'The default access log format is: ...' for the User-Agent a client sends
         after = _SENTENCE_END.split(text[match.end() : match.end() + _NEAR], maxsplit=1)[0]  # the same sentence
+        if unchosen and _CHOSEN.search(after):
+            continue  # 'defaulted to 7-bit because you used -Cf' for what is used if no -C flag is passed
         after = _REPLACEABLE.split(after, maxsplit=1)[0]
         if _UNFILLED.match(after):
             best = max(best, 0.45)  # 'default is @conf_mapsize@ MiB': the build never filled the value in
@@ -1313,6 +1316,19 @@ def _default_strength(text: str, question: str = "") -> float:
     return best
 
 
+_UNCHOSEN = re.compile(
+    r"\b(?:(?:i|you|we)\s+(?:do(?:n't|n’t| not)|did(?:n't|n’t| not)|never)\s+(?:pass|give|set|specify|use|choose)"
+    r"|without\s+(?:passing|giving|setting|specifying|using|choosing)|(?:if|when)\s+no\b)",
+    re.IGNORECASE,
+)
+"""A question about what holds when nothing is chosen ('If I don't pass any -C flag, ...')."""
+_CHOSEN = re.compile(
+    r"\b(?:because|since|as|if|when|once)\s+(?:you|one|the user)\s+(?:have\s+)?"
+    r"(?:used?|specif(?:y|ied)|gave|give|pass(?:ed)?|set|chose|choose|selected?|enabled?)\b",
+    re.IGNORECASE,
+)
+"""A default stated as what follows a choice ('... defaulted to 7-bit because you used -Cf'), which is not what
+holds when nothing is chosen."""
 _DEFAULT_OWNER = re.compile(r"\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are|was)\b", re.IGNORECASE)
 """After 'default': what it is the default of, then its verb ('The default access log format is: ...')."""
 _PLAIN_WORDS = re.compile(r"^[a-z]+(?:\s+[a-z]+)*$")

@@ -988,3 +988,13 @@ def test_a_default_the_asker_would_set_is_not_the_default_asked_for() -> None:
     question = "Which environment variable makes diff pick up a default set of options every time?"
     assert asked_for(question).kind != "default"
     assert asked_for("I declared an option with neither a type nor a default value. What type is it?").kind == "default"
+
+
+def test_a_default_that_follows_a_choice_is_not_what_holds_when_nothing_is_chosen() -> None:
+    question = "If I don't pass any -C flag, what level of table compression does flex use?"
+    chosen = "Your scanner defaulted to 7-bit because you used the '-Cf' or '-CF' table compression options."
+    assert answer_strength(asked_for(question), chosen, question) < ANSWER_FOUND
+    plain = "The default setting is '-Cem', which gives the highest degree of table compression."
+    assert answer_strength(asked_for(question), plain, question) == 1.0
+    asked_plainly = "What level of table compression does flex use by default?"
+    assert answer_strength(asked_for(asked_plainly), chosen, asked_plainly) == 1.0
