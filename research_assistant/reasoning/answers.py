@@ -1332,6 +1332,7 @@ holds when nothing is chosen."""
 _DEFAULT_OWNER = re.compile(r"\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are|was)\b", re.IGNORECASE)
 """After 'default': what it is the default of, then its verb ('The default access log format is: ...')."""
 _PLAIN_WORDS = re.compile(r"^[a-z]+(?:\s+[a-z]+)*$")
+"""Lower-case words only: a thing named in English ('access log format'), not a setting's name ('max-store-ttl')."""
 _OWNER_GENERIC = frozenset(content_terms("value values setting settings option options behaviour behavior mode"))
 """Words that name no particular thing: 'The default value is ...' is the default of whatever is spoken of."""
 

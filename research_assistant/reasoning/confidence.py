@@ -236,6 +236,11 @@ def freshness(published: str | None, today: date) -> float:
     return 1.0 if age <= 2 else 0.6 if age <= 5 else 0.3
 
 
+def _quoted_sources(evidence: Sequence[Evidence], sources: dict[str, SourceRecord]) -> list[SourceRecord]:
+    """The sources the evidence quotes, each once, in the order first quoted."""
+    return [sources[i] for i in dict.fromkeys(e.source_id for e in evidence) if i in sources]
+
+
 def confidence_score(
     question: str,
     plan: ResearchPlan,
@@ -254,7 +259,7 @@ def confidence_score(
     total_weight = sum(weights.get(c.sub_question_id, 1) for c in coverage)
     covered = sum(weights.get(c.sub_question_id, 1) * c.score for c in coverage) / max(total_weight, 1)
     cited_ids = list(dict.fromkeys(e.source_id for e in evidence))
-    cited = [sources[i] for i in cited_ids if i in sources]
+    cited = _quoted_sources(evidence, sources)
     credibility = sum(s.credibility.score if s.credibility else NEUTRAL_CREDIBILITY for s in cited) / max(len(cited), 1)
     read = sum(s.status is SourceStatus.READ for s in sources.values())
     failed = sum(s.status is SourceStatus.FAILED for s in sources.values())
@@ -268,7 +273,7 @@ def confidence_score(
     # The names asked about must be in what answers the question itself: a sub-question's quote that names
     # 'User-Agent' does not make 'By default it sends HTTP/1.1 100 Continue' about it.
     direct = direct_evidence(plan, evidence) or evidence
-    if unseen_names(question, direct, [sources[i] for i in dict.fromkeys(e.source_id for e in direct) if i in sources]):
+    if unseen_names(question, direct, _quoted_sources(direct, sources)):
         certainty = min(certainty, UNSURE_CERTAINTY)
     total = base * certainty
     return round(min(100.0, max(0.0, total)), 1)

@@ -360,10 +360,10 @@ _SECTION_RUN = 3
 _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
 _STATEMENT = re.compile(r"\s=\s|[;{]$")
+"""An assignment or a statement of code: a line of an example, never a heading or a term."""
 _LITERAL_CALL = re.compile(r"[\w.]+\(\s*[uUbBrRfF]?[\"'].*\)")
 """A call whose first argument is a string literal ('print("WebSocket closed")', 'self.write(u"You said: " + m)'): a
 line of code, where an entry's signature names its parameters ('setConfig(key, value)', "open(file, mode='r')")."""
-"""An assignment or a statement of code: a line of an example, never a heading or a term."""
 _QUESTION_HEADING = re.compile(
     r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b"
     r"(?:\b(?:etc|e\.g|i\.e|vs)\.|[^.!;:])*\?$",

@@ -379,9 +379,10 @@ def candidate_features(
                 sureness = DEFINING_SENTENCE  # unless a rule below finds more than its form
             answer = max(answer, shaped)
         formed = answer
-        listed = candidate.row or names_then_describes(candidate.quote) or (candidate.lead and entry)
-        if selecting and listed and asked.kind is None and not keyed[0]:
-            answer = max(answer, SELECTED_ROW)  # 'Which specifier ...?': a row names one in its first cell
+        # 'Which specifier ...?': a row names one in its first cell, an entry line or a term line its own.
+        listed = selecting and asked.kind is None and not keyed[0]  # checked first: the line's form costs a match
+        if listed and (candidate.row or (candidate.lead and entry) or names_then_describes(candidate.quote)):
+            answer = max(answer, SELECTED_ROW)
         if meaning_asked and keyed[0] == KEY_BONUS:
             answer = max(answer, KEYED_DEFINITION)  # 'What does K mean?': the entry 'K' / 'to be killed'
         if instance_of and candidate.section and not titled_by_section and names_instance(instance_of, candidate):

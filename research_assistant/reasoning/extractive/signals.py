@@ -103,7 +103,7 @@ _SUBJECT_WORDS = 3
 """Content words at a sentence's start within which the term it defines stands."""
 
 
-_POINTS_BACK = re.compile(
+_LEADS_BACK = re.compile(
     r"\b(?:as (?:indicated|mentioned|described|noted|shown|explained|said|seen|stated)"
     r"|(?:see|shown|described) above)\b",
     re.IGNORECASE,
@@ -116,7 +116,7 @@ def uses_term(sentence: str, term: list[str]) -> bool:
     well into it, with no defining verb: it uses the term ('As indicated above, some of the described storage
     backends use delayed file delivery.'), it does not define it."""
     terms = content_terms(sentence)
-    if not term or not set(term) <= set(terms) or not _POINTS_BACK.search(sentence):
+    if not term or not set(term) <= set(terms) or not _LEADS_BACK.search(sentence):
         return False
     return terms.index(term[0]) >= _SUBJECT_WORDS and defines(sentence, term) == 0.0
 
