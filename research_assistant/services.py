@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from research_assistant.knowledge.repository import DocumentInfo, ResearchRepository
     from research_assistant.reading import SourceReader
     from research_assistant.reasoning.base import Reasoner
+    from research_assistant.reasoning.extractive.vectors import TextEmbedding
     from research_assistant.schemas import ModelUsage, Notice, Passage, SearchResult, SourceRecord, SourceType
     from research_assistant.search.base import SearchProvider
     from research_assistant.search.cache import SearchCache
@@ -304,7 +305,7 @@ class _IndexWhenNeeded:
         return repository_at(self._db_dir).add_documents(docs, run_id)
 
 
-def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, embedding: object) -> Reasoner:
+def _reasoner(settings: Settings, context: Context, spent: ModelUsage | None, embedding: TextEmbedding) -> Reasoner:
     """The LLM reasoner when models are configured (extractive as its fallback), otherwise the extractive one."""
     if not settings.uses_llm:
         from research_assistant.reasoning.remembered import Extractions, RememberedExtraction

@@ -21,13 +21,13 @@ import threading
 from collections import OrderedDict
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from research_assistant.caches import CacheEntries
 from research_assistant.reasoning.base import Step
 from research_assistant.reasoning.extractive.reasoner import ExtractiveReasoner
+from research_assistant.reasoning.extractive.vectors import TextEmbedding
 from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
 from research_assistant.storage import StorageError
 
@@ -115,7 +115,7 @@ class RememberedExtraction(ExtractiveReasoner):
     """The extractive reasoner, whose `extract` answers from `extractions` what it found before for the very same
     inputs. `embedding_name` names the embedding model its vectors come from."""
 
-    def __init__(self, embedding: Any, extractions: Extractions, embedding_name: str) -> None:
+    def __init__(self, embedding: TextEmbedding | None, extractions: Extractions, embedding_name: str) -> None:
         super().__init__(embedding)
         self.extractions = extractions
         self.embedding_name = embedding_name

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from research_assistant.context import DepthProfile
 from research_assistant.reasoning.base import Step, WithoutModels
 from research_assistant.reasoning.extractive.analysis import analyze_question
@@ -11,7 +9,7 @@ from research_assistant.reasoning.extractive.extraction import extract_evidence
 from research_assistant.reasoning.extractive.planning import build_plan
 from research_assistant.reasoning.extractive.progress import assess_progress
 from research_assistant.reasoning.extractive.synthesis import write_report
-from research_assistant.reasoning.extractive.vectors import Embedder
+from research_assistant.reasoning.extractive.vectors import Embedder, TextEmbedding
 from research_assistant.schemas import (
     Evidence,
     Passage,
@@ -33,8 +31,8 @@ class ExtractiveReasoner(WithoutModels):
 
     name = "extractive"
 
-    def __init__(self, embedding: Any = None) -> None:
-        """`embedding`: an object with `embed(text)` or a LlamaIndex embedding; HashingEmbedding by default."""
+    def __init__(self, embedding: TextEmbedding | None = None) -> None:
+        """`embedding`: the model whose vectors compare sentences; the hashing embedding by default."""
         self.embedder = Embedder(embedding)
 
     async def analyze(self, question: str) -> Step[QueryAnalysis]:

@@ -3,23 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
 
 
-class Embedder:
-    """Unit vectors for texts, cached; works with HashingEmbedding or any LlamaIndex embedding."""
+class TextEmbedding(Protocol):
+    """What the extractive reasoner asks of an embedding model: a text's document vector."""
 
-    def __init__(self, model: Any = None, cache_size: int = 20000) -> None:
+    def get_text_embedding(self, text: str) -> list[float]: ...
+
+
+class Embedder:
+    """Unit vectors for texts, cached; works with any `TextEmbedding`, the hashing one by default."""
+
+    def __init__(self, model: TextEmbedding | None = None, cache_size: int = 20000) -> None:
         if model is None:
-            from research_assistant.knowledge.embeddings import HashingEmbedding  # imports llama-index: lazily
+            # Imported here: the embedding module imports NumPy, which analysis and planning do not need.
+            from research_assistant.knowledge.embeddings import HashingEmbedding
 
             model = HashingEmbedding()
         self.model = model
-        embed = getattr(self.model, "embed", None)
-        self._embed: Callable[[str], list[float]] = embed if callable(embed) else self.model.get_text_embedding
+        self._embed: Callable[[str], list[float]] = model.get_text_embedding
         self._cache: dict[str, np.ndarray] = {}
         self._cache_size = cache_size
 
