@@ -566,8 +566,8 @@ async def _fetch(url: str, refresh: bool, max_chars: int) -> str:
     from research_assistant.knowledge.documents import source_id_for
     from research_assistant.reading import ReadError
     from research_assistant.schemas import SourceRecord, SourceType
+    from research_assistant.search.credibility import assess_credibility
     from research_assistant.text.urls import normalize_url
-    from research_assistant.web.credibility import assess_credibility
     from research_assistant.web.fetched import FetchError
     from research_assistant.web.setup import build_web_reader
 

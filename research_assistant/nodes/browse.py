@@ -28,9 +28,9 @@ from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import SourceOutcome, emit
 from research_assistant.reading import CACHE_METHOD, ReadError
 from research_assistant.schemas import Notice, SourceStatus, SourceType
+from research_assistant.search.credibility import assess_credibility
 from research_assistant.services import services_of
 from research_assistant.state import BrowseTask, BrowseUpdate, ResearchState
-from research_assistant.web.credibility import assess_credibility
 
 ROUND_READ_SECONDS = 30.0
 """Longest a round waits for one web page; the tasks of a round start together, so this bounds the round's

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from research_assistant.knowledge.documents import source_id_for
 from research_assistant.schemas import SourceRecord, SourceStatus
+from research_assistant.search.credibility import assess_credibility
 from research_assistant.search.routing import Hit
 from research_assistant.state import union
 from research_assistant.text.urls import normalize_url
-from research_assistant.web.credibility import assess_credibility
 
 RANK_CONSTANT = 10
 """Reciprocal-rank damping: a source's relevance is the sum of 1 / (10 + rank) over the answers it is in."""

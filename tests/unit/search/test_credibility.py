@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from research_assistant.schemas import SourceCategory, SourceType
-from research_assistant.web.credibility import assess_credibility
+from research_assistant.search.credibility import assess_credibility
 
 TODAY = date(2025, 6, 1)
 WEB = SourceType.WEB
