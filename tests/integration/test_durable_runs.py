@@ -62,7 +62,9 @@ class SlowToEvaluate(FakeReasoner):
 
 def services_with_slow_depot(delay: float, reasoner: FakeReasoner | None = None) -> tuple[Services, SlowReader]:
     services = fake_services(reasoner or FakeReasoner(sub_questions=["tram fare depot network"], confidence=95))
-    reader = SlowReader(services.readers[SourceType.LOCAL], delay)  # type: ignore[arg-type]
+    local = services.readers[SourceType.LOCAL]
+    assert isinstance(local, FakeReader)
+    reader = SlowReader(local, delay)
     services.readers[SourceType.LOCAL] = reader
     return services, reader
 

@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 from support.citations import check_rendered_citations
-from support.fakes import TRAM_DOCUMENTS, FakeProvider, FakeReader, FakeReasoner, fake_context, fake_services
+from support.fakes import (
+    TRAM_DOCUMENTS,
+    FakeDocuments,
+    FakeProvider,
+    FakeReader,
+    FakeReasoner,
+    fake_context,
+    fake_services,
+)
 
 from research_assistant.graph import build_graph
 from research_assistant.report.verify import parse_sources
@@ -46,8 +54,9 @@ async def test_the_research_loop_ends_at_the_iteration_limit_even_if_the_reasone
     )
     assert reasoner.calls.count("evaluate") == 4
     assert result["stop_reason"] == "iteration limit reached (4)"
-    queries = services.providers[0].queries  # type: ignore[attr-defined]
-    assert len(queries) == len(set(queries))  # no query ran twice
+    [provider] = services.providers
+    assert isinstance(provider, FakeProvider)
+    assert len(provider.queries) == len(set(provider.queries))  # no query ran twice
 
 
 async def test_a_source_that_fails_to_read_is_reported_and_the_run_goes_on() -> None:
@@ -93,11 +102,11 @@ DEPOT = TRAM_DOCUMENTS[2]
 def web_services(reasoner: FakeReasoner) -> tuple[Services, SlowDepot]:
     """Fake services whose sources are web pages: each page's evidence is found by its own browse task."""
     services = fake_services(reasoner)
-    local = services.readers.pop(SourceType.LOCAL)
-    reader = SlowDepot(local)  # type: ignore[arg-type]
+    local, documents = services.readers.pop(SourceType.LOCAL), services.documents
+    assert isinstance(local, FakeReader) and isinstance(documents, FakeDocuments)
+    reader = SlowDepot(local)
     services.readers[SourceType.WEB] = reader
-    documents = services.documents
-    services.providers = [FakeProvider(documents, source_types=frozenset({SourceType.WEB}))]  # type: ignore[arg-type]
+    services.providers = [FakeProvider(documents, source_types=frozenset({SourceType.WEB}))]
     return services, reader
 
 

@@ -499,7 +499,8 @@ class InventingReasoner(FakeReasoner):
 
 def test_warnings_say_what_failed_and_what_was_removed(tmp_path: Path) -> None:
     services = services_over(*TRAM_DOCUMENTS, reasoner=InventingReasoner())
-    services.readers[SourceType.LOCAL] = FakeReader(services.documents, broken={"/corpus/depot.md"})  # type: ignore[arg-type]
+    assert isinstance(services.documents, FakeDocuments)
+    services.readers[SourceType.LOCAL] = FakeReader(services.documents, broken={"/corpus/depot.md"})
     app = finish(submit(page(services), TRAM_QUESTION))
     [failed] = [s for s in app.subheader if "Could not be read" in s.value]
     assert failed.value == "Could not be read (1)" and failed.proto.anchor == "sources-failed"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from research_assistant.context import Context, DepthProfile
 from research_assistant.knowledge.documents import StoredDocument, source_id_for
@@ -247,5 +248,5 @@ def fake_services(
     )
 
 
-def fake_context(services: Services, **overrides: object) -> Context:
-    return Context(services=services, corpus_dir=None, **overrides)  # type: ignore[arg-type]
+def fake_context(services: Services, **overrides: Any) -> Context:
+    return Context(services=services, corpus_dir=None, **overrides)

@@ -26,7 +26,9 @@ def context_with(*providers: FakeProvider, cache: SearchCache | None = None, **o
 
 
 def documents() -> FakeDocuments:
-    return fake_services().documents  # type: ignore[return-value]
+    found = fake_services().documents
+    assert isinstance(found, FakeDocuments)
+    return found
 
 
 async def test_a_failing_provider_falls_back_to_the_next_of_the_same_kind() -> None:
