@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from research_assistant.reasoning.extractive.vectors import TextEmbedding
     from research_assistant.schemas import ModelUsage, Notice, Passage, SearchResult, SourceRecord, SourceType
     from research_assistant.search.base import SearchProvider
-    from research_assistant.search.cache import SearchCache
+    from research_assistant.search.routing import SearchAnswers
 
 T = TypeVar("T")
 
@@ -75,7 +75,7 @@ class Services:
     readers: dict[SourceType, SourceReader]
     notices: list[Notice] = field(default_factory=list)
     """What opening the services skipped (a source kind without its key)."""
-    search_cache: SearchCache | None = None
+    search_cache: SearchAnswers | None = None
     """Web search answers kept on disk; None keeps nothing (tests)."""
     deferred: list[Deferred[Any]] = field(default_factory=list)
     """What is opened on first use (the repository, the local corpus's provider, the embedding model), in the

@@ -11,18 +11,31 @@ run's recency limit are left out; undated ones are kept.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from research_assistant.concurrency import limit
 from research_assistant.schemas import Notice, SearchResult, SourceType
 from research_assistant.search.base import ProviderError, SearchProvider
-from research_assistant.search.cache import SearchCache
 from research_assistant.settings import get_settings
 from research_assistant.state import SearchTask
+
+
+class SearchAnswers(Protocol):
+    """What routing asks of the search cache (`search.cache.SearchCache`): a provider's answer to a query, kept
+    under a key made of the provider, its kinds of source, the query and the number of results."""
+
+    def key(self, provider: str, kinds: Iterable[str], query: str, limit: int) -> str: ...
+
+    def get(self, key: str) -> list[SearchResult] | None:
+        """The kept answer; None when there is none, or it is too old."""
+        ...
+
+    def put(self, key: str, results: list[SearchResult]) -> None: ...
 
 
 class Hit(BaseModel):
@@ -45,7 +58,7 @@ class Routed:
 async def route_query(
     task: SearchTask,
     providers: Sequence[SearchProvider],
-    cache: SearchCache | None,
+    cache: SearchAnswers | None,
     *,
     refresh: bool = False,
     recency_days: int | None = None,
@@ -95,7 +108,7 @@ def is_recent(result: SearchResult, days: int, today: date) -> bool:
 
 
 async def cached_search(
-    provider: SearchProvider, task: SearchTask, cache: SearchCache | None, *, refresh: bool = False
+    provider: SearchProvider, task: SearchTask, cache: SearchAnswers | None, *, refresh: bool = False
 ) -> list[SearchResult]:
     """The provider's results, from the search cache when a fresh answer is there (never for local files).
 
