@@ -21,7 +21,6 @@ from pydantic import Field
 from research_assistant.report.citations import escape_markdown, unescape_markdown
 from research_assistant.report.quotations import citation_marks, cited_quotations, quoted_in
 from research_assistant.report.support import UNVERIFIED
-from research_assistant.report.verify import parse_sources
 from research_assistant.schemas import Record
 from research_assistant.text.spaces import clip, collapse
 
@@ -43,10 +42,8 @@ class AttributionCheck(Record):
 
 
 class _Checker:
-    def __init__(
-        self, markdown: str, source_text: Callable[[str], str | None], locators: Mapping[int, str] | None
-    ) -> None:
-        self._locators = dict(locators) if locators is not None else parse_sources(markdown)
+    def __init__(self, source_text: Callable[[str], str | None], locators: Mapping[int, str]) -> None:
+        self._locators = dict(locators)
         self._source_text = source_text
         self._texts: dict[str, str | None] = {}
         self.checked = self.removed = self.dropped = self.marked = 0
@@ -116,16 +113,16 @@ def _drop_orphaned_sides(lines: list[str | None], parents: dict[int, list[int]])
 
 
 def enforce_quote_citations(
-    markdown: str, source_text: Callable[[str], str | None], locators: Mapping[int, str] | None = None
+    markdown: str, source_text: Callable[[str], str | None], locators: Mapping[int, str]
 ) -> tuple[str, AttributionCheck]:
     """`markdown` with every quotation cited only to sources whose text holds it, and what was taken off.
 
-    `locators` maps each citation number to its source's locator, as the renderer numbered them; without it
-    they are read from the Sources list (`parse_sources`). `source_text(locator)` returns the text of that
-    source, or None when it has none; it is called at most once per source. A report whose citations all
-    check out comes back unchanged.
+    `locators` maps each citation number to its source's locator, as the renderer numbered them (a number it
+    lacks cites no source that holds anything). `source_text(locator)` returns the text of that source, or None
+    when it has none; it is called at most once per source. A report whose citations all check out comes back
+    unchanged.
     """
-    checker = _Checker(markdown, source_text, locators)
+    checker = _Checker(source_text, locators)
     lines: list[str | None] = []
     parents: dict[int, list[int]] = {}
     parent: int | None = None

@@ -199,7 +199,7 @@ def _enforced(body: str, texts: dict[str, str] = LOCATED) -> tuple[str, Attribut
         calls.append(locator)
         return texts.get(locator)
 
-    repaired, check = enforce_quote_citations(markdown, text)
+    repaired, check = enforce_quote_citations(markdown, text, parse_sources(markdown))
     assert check_rendered_citations(repaired, texts) == []  # the repaired report passes the checker
     assert len(calls) == len(set(calls))  # each source's text is read once
     return repaired.split("## Sources")[0].removeprefix("# T").strip("\n"), check, calls
@@ -277,7 +277,7 @@ def test_unknown_sources_missing_texts_and_listed_quotes() -> None:
         "# T\n\n- \u201creleased in 2021\u201d [1]\n\n## Sources\n\n[1] Good. `/docs/good.md`.\n"
         "  - \u201creleased in 2021\u201d\n  - \u201cthe fastest library ever\u201d\n\n## About this report\n\n- x\n"
     )
-    repaired, check = enforce_quote_citations(markdown, {"/docs/good.md": TEXTS["good"]}.get)
+    repaired, check = enforce_quote_citations(markdown, {"/docs/good.md": TEXTS["good"]}.get, parse_sources(markdown))
     assert repaired == markdown.replace("  - \u201cthe fastest library ever\u201d\n", "")
     assert (check.checked, check.removed, check.dropped) == (3, 1, 1)
 
