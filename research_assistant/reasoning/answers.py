@@ -31,7 +31,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _ACRONYM_QUESTION = re.compile(
     r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+|name\s+|word\s+)?"
     r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
-    r"(?:stand\s+for|short\s+for|abbreviate|mean(?!\s+by\b)|expand\s+to)\b"
+    r"(?:(?:part|letters|prefix|bit)\s+|in\s+(?:the\s+)?[\w.]+\s+)?"  # 'the LRU part', 'the LRU in LRUCache'
+    r"(?:stand\s+for|short\s+for|abbreviate|mean(?!\s+by\b)|expand\s+to|refer\s+to)\b"
     r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for|"
     r"meaning\s+of\s+(?:the\s+)?(?=acronym|abbreviation|initialism))\s*(?:the\s+)?"
     r"(?:acronym\s+|abbreviation\s+)?[\"'“‘(]?([A-Z][A-Za-z0-9]{1,9})\b"
@@ -83,7 +84,8 @@ ask nothing, so the question's clauses are counted after it."""
 _PREMISE = re.compile(
     r"^\s*(?:(?=(?:when|if)\b)[^?]*?\.\s+|(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
     r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+)))"
-    r"(?=(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
+    r"(?=(?:(?:at|in|on|for|by|with|from|to|under|within)\s+(?=wh))?"
+    r"(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
 """A statement before the question ('udev doesn't log enough to debug a rule; how do I make it more verbose?',
@@ -414,11 +416,17 @@ _NAMED_ITEMS = re.compile(
 client-id, and circuit-id')."""
 
 
+_ITEMS_NAMED = re.compile(r"(?:[\w.+#@/-]+,\s+){2,}(?:and|or)\s+[\w.+#@/-]+\s+([a-z][\w-]*s)\b")
+"""Items named before the things they are ('Contains json, pickle, msgpack, and yaml serializers.')."""
+
+
 def _names_its_items(text: str, question: str) -> bool:
     """Whether the text lists its items under the name of the things the question asks for ('What filters can I
-    give ...?': 'Available filters are +zonefile, +journal, +timers, ...'), not other things' items."""
+    give ...?': 'Available filters are +zonefile, +journal, +timers, ...'; 'Which serialization formats ...?':
+    'json, pickle, msgpack, and yaml serializers'), not other things' items."""
     asked = set(terms_of(question))
-    return any(set(terms_of(match.group(1))) <= asked for match in _NAMED_ITEMS.finditer(text))
+    named = [*_NAMED_ITEMS.finditer(text), *_ITEMS_NAMED.finditer(text)]
+    return any(set(terms_of(match.group(1))) <= asked for match in named)
 
 
 _ITEM_PUNCTUATION = re.compile(r"^(?:[-*•]|\d+[.)])\s+|\s*\([\w\s',.-]*\)|[;,.]+$|\s+(?:and|or)$")
@@ -706,10 +714,16 @@ def without_premise(question: str) -> str:
 
 
 def asking_part(question: str) -> str:
-    """Where the question's own words start: after a leading context phrase, condition or premise."""
+    """Where the question's own words start: after a leading context phrase, condition, premise or a topic set off by
+    a dash ('insist connection argument - does it still do anything?')."""
     text = without_context(question)
-    lead = _CONDITION.match(text) or _PREMISE.match(text)
+    lead = _CONDITION.match(text) or _PREMISE.match(text) or _DASHED_TOPIC.match(text)
     return text[lead.end() :] if lead else text
+
+
+_DASHED_TOPIC = re.compile(r"^[^?]{2,80}?\s[-–—]\s+(?=(?:is|are|can|could|does|do|will|would|should)\b)", re.IGNORECASE)
+"""A topic before a dash and a yes-or-no question about it. Before another question, the topic is what a question
+that points back ('what does it do?') asks of, and stays."""
 
 
 _WHAT_IS = re.compile(
@@ -1098,6 +1112,7 @@ def expanded_in(acronym: str, text: str) -> bool:
 
 _DEFAULT_WORD = re.compile(
     r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset|unspecified|absent)\b"
+    r"|\bif (?:left )?(?:blank|empty)\b"
     r"|\b(?:if|when)\b[^.,;:]{0,40}?\b(?:is|are)(?: not|n't) "
     r"(?:set|initiali[sz]ed|defined|given|specified|configured)\b",
     re.I,
@@ -1118,11 +1133,12 @@ _REPLACES = re.compile(
 """Words before 'default' that say the value near it is not the default but what replaces it."""
 _REPLACEABLE = re.compile(
     r"\b(?:can|may|could|might|should|must)\s+(?:also\s+|still\s+)?be\s+"
-    r"(?:overridden|changed|replaced|altered|modified|set|configured|adjusted)\b",
+    r"(?:overridden|changed|replaced|altered|modified|set|configured|adjusted)\b|\bunless\b",
     re.IGNORECASE,
 )
 """Words after 'default' that say what follows them replaces it: 'The default ... paths can be overridden by the
-DOCUTILSCONFIG environment variable' names no default."""
+DOCUTILSCONFIG environment variable' names no default, nor does the condition after 'unless' ('it will not be
+extracted unless EXTRACT_ALL is set to YES')."""
 
 
 _KEYWORD_ARGUMENT = re.compile(r"=(?!=)")
@@ -1151,6 +1167,10 @@ _TIMED = re.compile(
 UNTIMED_FIT = 0.4
 """The answer strength, for a question asking how long or how often, of a span whose figures carry no unit of
 time or length: an option's code or a count ('elapsed-time | 8 | ...') is no duration."""
+ATTRIBUTE_LINE = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][\w.]*)\s*=\s*(?:-?\d[\w.]*|True|False|None|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\")\s*$"
+)
+"""An attribute's line in an API reference, its name and the value it holds unless set ('visibility_timeout = 3600')."""
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
 _ASKS_THING = re.compile(
     r"\b(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|will|would|can|happens|value|values|setting|settings|"
@@ -1269,6 +1289,7 @@ def _default_strength(text: str, question: str = "") -> float:
     counted = counted and not _HOLDS_ITEMS & set(measured_subject(question))
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
     unchosen = _UNCHOSEN.search(question) is not None
+    place = _ASKS_PLACE.search(question) is not None
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         if action and _KEYWORD_ARGUMENT.match(text, match.end()):
@@ -1292,8 +1313,14 @@ def _default_strength(text: str, question: str = "") -> float:
         if labelled:
             after = after[labelled.end() - 1 :]  # 'The default value is: Helvetica.' gives it after the colon too
         window = after if after.startswith(":") else f"{before} {after}"  # 'Default: 100K' gives it after the colon
+        if match.group().lower() == "unless" and "," not in after:
+            # 'unless EXTRACT_ALL is set to YES.' closes its sentence: the default stands before it (while in
+            # 'Unless otherwise configured, the probation period lasts 24 hours' it stands after the comma).
+            window = before
         # A name the question gives is what the default is of, not its value ('taken from the variable EDITOR').
         values = [value for value in _VALUE_TOKEN.finditer(window) if not _names_asked(value.group(), asked_words)]
+        if place and not values:  # 'If left blank the current directory will be used.' for where files go
+            values = list(_PLACE.finditer(window))
         if not values and window.startswith(":") and match.group().lower().startswith("default"):
             # Whatever the colon of a default's label is followed by is its value ('Default: Helvetica'), unless it is
             # another label ('Effect if unset: Default value is used.').
@@ -1329,8 +1356,20 @@ _CHOSEN = re.compile(
 )
 """A default stated as what follows a choice ('... defaulted to 7-bit because you used -Cf'), which is not what
 holds when nothing is chosen."""
+_ASKS_PLACE = re.compile(r"^(?:[^?]*?[,;]\s*)?where\b|\bin which (?:directory|folder)\b", re.IGNORECASE)
+"""'If I don't set OUTPUT_DIRECTORY, where does doxygen write ...?': a question for a place."""
+_PLACE = re.compile(
+    r"\b(?:is|are|be|uses?|in)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}(?:directory|folder|location|path)\b"
+    r"|\b(?:directory|folder|location|path)\s+(?:is|will\s+be)\s+used\b",
+    re.IGNORECASE,
+)
+"""A place in words given as a value ('... is the directory in which doxygen is started', 'the current directory will
+be used'), which a question for a place is answered with; not the place a default is of ('the default location of
+the state sockets')."""
 _DEFAULT_OWNER = re.compile(r"\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are|was)\b", re.IGNORECASE)
 """After 'default': what it is the default of, then its verb ('The default access log format is: ...')."""
+_BY = re.compile(r"\bby\s+$", re.IGNORECASE)
+"""'By' right before 'default': 'By default the working directory is used' says what is used, not what of."""
 _PLAIN_WORDS = re.compile(r"^[a-z]+(?:\s+[a-z]+)*$")
 """Lower-case words only: a thing named in English ('access log format'), not a setting's name ('max-store-ttl')."""
 _OWNER_GENERIC = frozenset(content_terms("value values setting settings option options behaviour behavior mode"))
@@ -1342,15 +1381,15 @@ def _owned_by_other(text: str, match: re.Match[str], question: str) -> bool:
     the question: 'The default access log format is: ...' does not say what User-Agent a client sends by default.
     Not for questions asking how long, how large or how many, which name their measure in other words than the
     text's ('How long does it wait?' / 'The default timeout is 30 s')."""
-    if match.group().lower() != "default":
-        return False
+    if match.group().lower() != "default" or _BY.search(text, 0, match.start()):
+        return False  # 'By default the working directory is used': what follows is the value, not its owner
     owner = _DEFAULT_OWNER.match(text, match.end())
     if owner is None or not _PLAIN_WORDS.match(owner.group(1)):
         return False  # a setting's name ('The default max-store-ttl is ...') is what a question paraphrases
     named = set(content_terms(owner.group(1))) - _OWNER_GENERIC
     if not named:
         return False
-    asked = set(content_terms(question))
+    asked = set(terms_of(question))  # with a setting's parts: 'OUTPUT_DIRECTORY' asks of the output directory
     return not any(term in asked or set(synonyms(term)) & asked for term in named)
 
 
@@ -1414,6 +1453,9 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "expansion":
         return expands(asked.acronym, text)
     if kind == "default":  # 'a default limit of 10 messages' does not say how large a message may be
+        attribute = ATTRIBUTE_LINE.match(text)
+        if attribute and re.search(rf"(?<![\w.]){re.escape(attribute.group('name'))}(?![\w])", question):
+            return 1.0  # 'visibility_timeout = 3600' for 'Redis transport visibility_timeout default?'
         strength = _default_strength(text, question)
         if _counts_instead(question, figures) or not _counts_something(question, text):
             strength *= MEASURED_SUBJECT_FIT

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import expanded_in, is_lead_in
+from research_assistant.reasoning.answers import ATTRIBUTE_LINE, expanded_in, is_lead_in
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import (
     COPULA,
@@ -38,7 +38,8 @@ _FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3}:\s+\S[^\n]{0,100}$")
 """A labelled field on a line of its own under a term line ('Grammar: max-cache-ttl <duration>;', 'Blocks: options,
 view', 'Type of value: File name relative to ca-directory'): the entry's metadata, not a heading of its own."""
 _VALUE_FIELD = re.compile(
-    r"^(?:default(?: value)?|maximum|minimum|max|min|range|limit|allowed values|possible values)\s*:\s*\S",
+    r"^(?:default(?: value)?|maximum|minimum|max|min|range|limit|allowed values|possible values)\s*:\s*\S"
+    r"|^default\s+[\d\"'`][^\s.]*\.?$",
     re.IGNORECASE,
 )
 """A field that holds one of its entry's values ('Default: 2', 'Maximum: 32' under 'thread_pools'): short, but the
@@ -150,7 +151,13 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             lead = True
             add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
-        if heading and is_value_field(sentence.text) and not is_informative(sentence.text):
+        field = is_value_field(sentence.text) and not is_informative(sentence.text)
+        entry = previous if previous is not None and previous.segment == sentence.segment else None
+        if field and entry is not None and _PARAMETER_ENTRY.match(entry.text):
+            # The value closing an entry's line ('peek_lock_seconds - Number of seconds ... Default 60').
+            add(entry.start, sentence.end, sentence.text, heading, lead)
+            continue
+        if heading and field:
             if previous is None or previous.segment != sentence.segment:
                 # A paragraph of fields that opens with the value ('Default: severe (4). Options: --halt.').
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
@@ -178,6 +185,9 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             grouped = after_heading and run <= _SECTION_RUN and not _QUESTION_HEADING.match(heading) and not numbered
             section = section if grouped else heading
             under_heading = True
+            continue
+        if ATTRIBUTE_LINE.match(sentence.text) and sentence.text.strip() == text[sentence.start : sentence.end].strip():
+            add(sentence.start, sentence.end, sentence.text, heading, lead)  # 'visibility_timeout = 3600'
             continue
         introduces = is_lead_in(sentence.text)
         open_lead_in = introduces and not sentence.text.rstrip().endswith((":", "."))  # 'Valid values are'
@@ -542,13 +552,27 @@ def _context_start(text: str, sentences: list[Sentence], position: int) -> int:
         return previous.start if not gap.strip() else sentence.start
     joined = sentence.end - previous.start
     if _leans_on_previous(sentence.text) and previous.segment == sentence.segment and joined <= 500:
-        return previous.start if is_informative(previous.text) else sentence.start
+        if not is_informative(previous.text):
+            return sentence.start
+        if _NAMES_PREVIOUS.match(sentence.text) and _leans_on_previous(previous.text):
+            # 'The reverse is done when writing. This is known as the "WSGI encoding dance".': what is named
+            # starts a sentence further back.
+            earlier = _context_start(text, sentences, position - 1)
+            return earlier if sentence.end - earlier <= 500 else previous.start
+        return previous.start
+    if _PARAMETER_ENTRY.match(previous.text) and previous.segment == sentence.segment and joined <= 300:
+        return previous.start  # 'priority (int) – Message priority. A number between 0 and 9.': the entry's name
     if _VERDICT.match(previous.text) and previous.segment == sentence.segment and joined <= 500:
         return previous.start  # 'It's impossible. Choosing what to compress ...': the answer, then its reason
     if _LEAD_IN_POINTS_BACK.match(sentence.text) and gap.count("\n") <= 2 and joined <= 500:
         # 'It's best to use some tool for starting them after a reboot.' / 'There are many ways to do it: ...'
         return previous.start if is_informative(previous.text) else sentence.start
     return sentence.start
+
+
+_PARAMETER_ENTRY = re.compile(r"^\s*[A-Za-z_*][\w.*]*(?:\s+\([^()\n]{1,40}\))?\s+[–—-]{1,2}\s+\S[^.\n]{0,160}\.$")
+"""The opening of a parameter's entry in an API reference, its name (and type) and a short description ('priority
+(int) – Message priority.'), which the sentences after it in the same entry go on describing."""
 
 
 _LEAD_IN_POINTS_BACK = re.compile(r"^[^:\n]{0,80}\b(?:it|this|that|them)\s*:\s*\S", re.IGNORECASE)
@@ -571,10 +595,14 @@ _NAMES_PREVIOUS = re.compile(
 """'This capability is called "shared networks"': the name of what the sentence before it describes."""
 
 
+_COUNTERPART = re.compile(r"^\s*the\s+(?:reverse|opposite|converse|inverse)\b", re.IGNORECASE)
+"""'The reverse is done when writing to the environ.': the counterpart of what the sentence before it says."""
+
+
 def _leans_on_previous(sentence: str) -> bool:
     """'It is 1000 by default.': a bare pronoun subject that needs the sentence before it; 'This capability is
     called ...': a name given to what the sentence before it says."""
-    if _NAMES_PREVIOUS.match(sentence):
+    if _NAMES_PREVIOUS.match(sentence) or _COUNTERPART.match(sentence):
         return True
     head = words(sentence)[:2]
     if not head or head[0] not in PRONOUN_STARTS:

@@ -88,10 +88,12 @@ _IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*
 """A setting's or function's name: CamelCase ('KeepAliveTimeout', 'TimeOut') or snake_case ('cache_size')."""
 _PART = re.compile(r"[A-Z]?[a-z0-9]+")
 _MEASURE_PARTS = frozenset(
-    "max min maximum minimum limit size count num number len length total default".split()  # noqa: SIM905
+    "max min maximum minimum limit size count num number len length total default "  # noqa: SIM905
+    "second sec millisecond ms minut hour day byte".split()
 )
-"""Parts of a setting's name that say which measure it holds, not which thing it is about: 'message_size_limit' is
-the asked setting for 'the maximum size of a message', 'max_connections' for 'the maximum number of connections'."""
+"""Parts of a setting's name that say which measure it holds, or in which unit, not which thing it is about:
+'message_size_limit' is the asked setting for 'the maximum size of a message', 'max_connections' for 'the maximum
+number of connections'; 'peek_lock_seconds' is no neighbour of the asked setting for 'how many seconds pass'."""
 
 
 _ENTRY_OPENING = re.compile(
@@ -125,7 +127,7 @@ def setting_named(question: str, text: str) -> Literal["asked", "sibling"] | Non
         if name.lower() in asked or parts <= asked | _MEASURE_PARTS:
             # 'TimeOut 60', 'page_size' for the page size: the asked setting itself
             return "asked" if name.lower() in asked or parts - _MEASURE_PARTS else None
-        siblings = siblings or any(len(part) >= 4 and part in asked for part in parts)
+        siblings = siblings or any(len(part) >= 4 and part in asked - _MEASURE_PARTS for part in parts)
     return "sibling" if siblings else None
 
 

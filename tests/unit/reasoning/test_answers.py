@@ -875,6 +875,10 @@ def test_a_sentence_naming_the_asked_things_before_their_items_is_the_list() -> 
     other = "With these filters set, zone contents, the journal, the timers, and the catalog are backed up."
     assert answer_strength(asked_for(question), named, question) == 1.0
     assert answer_strength(asked_for(question), other, question) < 1.0
+    formats = "Which serialization formats come built into the library?"
+    after = "Contains json, pickle, msgpack, and yaml serializers."  # the things named after their items
+    assert answer_strength(asked_for(formats), after, formats) == 1.0
+    assert answer_strength(asked_for(formats), "It accepts json, pickle, msgpack, and yaml objects.", formats) < 1.0
 
 
 def test_how_long_is_not_answered_by_a_figure_without_a_unit_of_time() -> None:
@@ -963,6 +967,27 @@ def test_a_default_said_to_be_of_another_thing_is_not_the_asked_default() -> Non
         assert answer_strength(asked_for(question), own, question) == 1.0
     measured = "How long does the client wait for a reply by default?"  # a measure is named otherwise
     assert answer_strength(asked_for(measured), "The default timeout is 30 seconds.", measured) == 1.0
+    named = "If I don't set OUTPUT_DIR, where does it write its folders?"  # the setting's parts name the thing
+    assert answer_strength(asked_for(named), "The default output directory is the build directory.", named) == 1.0
+
+
+def test_a_default_place_in_words_answers_where() -> None:
+    question = "If I don't set OUTPUT_DIR, where does the tool write its html/latex folders?"
+    for place in ("If left blank the current directory will be used.", "By default the working directory is used."):
+        assert answer_strength(asked_for(question), place, question) == 1.0
+    other = "What is the default page size?"  # a place in words is no value of another question
+    assert answer_strength(asked_for(other), "If left blank the current directory will be used.", other) < 1.0
+
+
+def test_the_condition_after_unless_is_no_default_value() -> None:
+    question = "If I don't set OUTPUT_DIR, where does the tool write its html/latex folders?"
+    condition = "If not, it will not be extracted from the sources unless EXTRACT_ALL is set to YES."
+    assert answer_strength(asked_for(question), condition, question) < ANSWER_FOUND
+    editor = "What editor is used by default?"
+    assert answer_strength(asked_for(editor), 'The client uses "vi" unless $EDITOR is set.', editor) == 1.0
+    period = "A client declined an address. With no special configuration, how long is it kept out of circulation?"
+    stated = "Unless otherwise configured, the probation period lasts 24 hours; after that, it is recovered."
+    assert answer_strength(asked_for(period), stated, period) == 1.0
 
 
 def test_how_long_at_least_is_answered_by_a_duration_in_words() -> None:
@@ -998,3 +1023,23 @@ def test_a_default_that_follows_a_choice_is_not_what_holds_when_nothing_is_chose
     assert answer_strength(asked_for(question), plain, question) == 1.0
     asked_plainly = "What level of table compression does flex use by default?"
     assert answer_strength(asked_for(asked_plainly), chosen, asked_plainly) == 1.0
+
+
+def test_an_acronym_asked_of_by_what_it_refers_to_or_as_part_of_a_name_asks_for_its_expansion() -> None:
+    for question in (
+        "The cache class is called LRUCache. What does the LRU part refer to?",
+        "What does the LRU in LRUCache stand for?",
+        "What does LRU refer to?",
+    ):
+        assert asked_for(question) == Asked("expansion", "LRU")
+    assert asked_for("What does this refer to?").kind != "expansion"
+
+
+def test_a_question_after_a_statement_may_open_with_a_preposition() -> None:
+    question = "My login keeps asking for a password. In what ways can the client authenticate itself?"
+    assert asking_part(question) == "In what ways can the client authenticate itself?"
+
+
+def test_a_topic_set_off_by_a_dash_before_a_yes_or_no_question_is_no_part_of_what_is_asked() -> None:
+    assert asked_for("insist connection argument - does it still do anything?").kind == "yesno"
+    assert asking_part("legacy_em extension - what does it actually do?").startswith("legacy_em")  # it needs its topic

@@ -1865,3 +1865,72 @@ def test_a_texinfo_table_item_in_quotes_heads_its_short_description() -> None:
     assert "‘--ansi-definitions, %option ansi-definitions’\n\nDeprecated, ignored" in [c.quote for c in found]
     backup = next(c for c in found if c.quote.endswith("lex.backup."))
     assert backup.heading == "‘-b, --backup, %option backup’"
+
+
+def test_a_parameter_entry_keeps_its_name_before_the_sentence_that_goes_on_describing_it() -> None:
+    """An API reference's 'priority (int) – Message priority. A number between 0 and 9.': the range alone names
+    nothing the question asks about."""
+    text = (
+        "Parameters\n\nrouting_key (str) – Message routing key.\n\n"
+        "priority (int) – Message priority. A number between 0 and 9.\n\n"
+        "content_type (str) – Content type. Default is auto-detect."
+    )
+    found = candidates([Passage(source_id="s", title="Producer", text=text)])
+    assert "priority (int) – Message priority. A number between 0 and 9." in [c.quote for c in found]
+    assert "A number between 0 and 9." not in [c.quote for c in found]
+
+
+def test_an_attribute_line_is_the_value_a_question_naming_it_asks_for_by_default() -> None:
+    question = "Redis transport visibility_timeout default?"
+    text = "Channel\n\nunacked_mutex_expire = 300\n\nvisibility_timeout = 3600\n\nclass SentinelChannel(*args)"
+    passage = Passage(source_id="s", title="Redis transport", text=text)
+    found = candidates([passage])
+    assert {"unacked_mutex_expire = 300", "visibility_timeout = 3600"} <= {c.quote for c in found}
+    scored = score_candidates(question, SubQuestion(id="q1", text=question), [passage], found, Embedder())
+    answers = {c.quote: answer for c, (_, answer) in zip(found, scored, strict=True)}
+    assert answers["visibility_timeout = 3600"] == 1.0
+    assert answers["unacked_mutex_expire = 300"] < ANSWER_FOUND
+
+
+def test_a_spelled_out_acronym_is_evidence_though_the_acronym_is_not_written_beside_it() -> None:
+    question = "The cache class is called LRUCache. What does the LRU part refer to?"
+    text = (
+        "class LRUCache(limit=None)\n\nLRU Cache implementation using a doubly linked list to track access.\n\n"
+        "limit (int) – The maximum number of keys to keep in the cache. When a new key is inserted and the limit "
+        "has been exceeded, the Least Recently Used key will be discarded from the cache."
+    )
+    passage = Passage(source_id="s", title="kombu.utils.functional", text=text)
+    found = candidates([passage])
+    scored = score_candidates(question, SubQuestion(id="q1", text=question), [passage], found, Embedder())
+    spelled = [answer for c, (_, answer) in zip(found, scored, strict=True) if "Least Recently Used" in c.quote]
+    assert spelled and max(spelled) >= ANSWER_FOUND
+
+
+def test_a_name_given_to_a_counterpart_keeps_the_sentence_the_counterpart_is_of() -> None:
+    text = (
+        "Strings in the environment are restricted to ISO-8859-1 code points. If a string might contain other "
+        "characters, it must first be decoded to bytes as ISO-8859-1, then encoded using the proper charset. The "
+        "reverse is done when writing to the environ. This is known as the “WSGI encoding dance”."
+    )
+    found = candidates([Passage(source_id="s", title="WSGI", text=text)])
+    named = [c.quote for c in found if c.focal.startswith("This is known as")]
+    assert named and named[0].startswith("If a string might contain other characters")
+
+
+def test_a_setting_sharing_only_a_unit_with_the_question_is_no_sibling() -> None:
+    question = "If a message is never acknowledged, how many seconds pass by default before it is sent to another?"
+    assert setting_named(question, "peek_lock_seconds - Number of seconds the message is visible. Default 60") is None
+    timeout = "What is the default request timeout?"
+    assert setting_named(timeout, "RequestReadTimeout 20") == "sibling"  # built on the asked thing itself
+
+
+def test_a_default_closing_an_entry_line_is_quoted_with_the_entry() -> None:
+    text = (
+        "Transport Options\n\nwait_time_seconds - Number of seconds to wait to receive messages. Default 5\n\n"
+        "peek_lock_seconds - Number of seconds the message is visible for before it is sent to another consumer. "
+        "Default 60\n\nqueue_name_prefix - String prefix to prepend to queue names."
+    )
+    found = candidates([Passage(source_id="s", title="Azure Service Bus", text=text)])
+    quotes = [c.quote for c in found]
+    assert "wait_time_seconds - Number of seconds to wait to receive messages. Default 5" in quotes
+    assert any(q.startswith("peek_lock_seconds") and q.endswith("Default 60") for q in quotes)
