@@ -713,17 +713,17 @@ def without_premise(question: str) -> str:
     return text[lead.end() :] if len(asked) >= 2 and set(asked) & set(scene) else text
 
 
+_DASHED_TOPIC = re.compile(r"^[^?]{2,80}?\s[-–—]\s+(?=(?:is|are|can|could|does|do|will|would|should)\b)", re.IGNORECASE)
+"""A topic before a dash and a yes-or-no question about it. Before another question, the topic is what a question
+that points back ('what does it do?') asks of, and stays."""
+
+
 def asking_part(question: str) -> str:
     """Where the question's own words start: after a leading context phrase, condition, premise or a topic set off by
     a dash ('insist connection argument - does it still do anything?')."""
     text = without_context(question)
     lead = _CONDITION.match(text) or _PREMISE.match(text) or _DASHED_TOPIC.match(text)
     return text[lead.end() :] if lead else text
-
-
-_DASHED_TOPIC = re.compile(r"^[^?]{2,80}?\s[-–—]\s+(?=(?:is|are|can|could|does|do|will|would|should)\b)", re.IGNORECASE)
-"""A topic before a dash and a yes-or-no question about it. Before another question, the topic is what a question
-that points back ('what does it do?') asks of, and stays."""
 
 
 _WHAT_IS = re.compile(
@@ -1389,7 +1389,7 @@ def _owned_by_other(text: str, match: re.Match[str], question: str) -> bool:
     named = set(content_terms(owner.group(1))) - _OWNER_GENERIC
     if not named:
         return False
-    asked = set(terms_of(question))  # with a setting's parts: 'OUTPUT_DIRECTORY' asks of the output directory
+    asked = _question_terms(question)  # with a setting's parts: 'OUTPUT_DIRECTORY' asks of the output directory
     return not any(term in asked or set(synonyms(term)) & asked for term in named)
 
 

@@ -186,7 +186,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             section = section if grouped else heading
             under_heading = True
             continue
-        if ATTRIBUTE_LINE.match(sentence.text) and sentence.text.strip() == text[sentence.start : sentence.end].strip():
+        if ATTRIBUTE_LINE.match(sentence.text):
             add(sentence.start, sentence.end, sentence.text, heading, lead)  # 'visibility_timeout = 3600'
             continue
         introduces = is_lead_in(sentence.text)

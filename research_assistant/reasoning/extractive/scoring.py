@@ -347,9 +347,13 @@ def candidate_features(
         # Anything under a heading or term line is about what it names ('PYTHONHASHSEED' / 'The integer must
         # be ...'), so a sentence that leaves its subject to the heading may still be evidence; so is a row
         # keyed by a name too short to be a search term ('%W | week of year: 00-53').
-        spelled_out = asked.kind == "expansion" and expands(asked.acronym, candidate.quote) == 1.0
-        if not (keyed[0] or spelled_out) and not any(_held(t, present | heading) for t in query.required):
-            features.append(None)  # but 'the Least Recently Used key will be discarded' answers what LRU stands for
+        if (
+            not keyed[0]
+            and not any(_held(t, present | heading) for t in query.required)
+            # but 'the Least Recently Used key will be discarded' answers what LRU stands for
+            and not (asked.kind == "expansion" and expands(asked.acronym, candidate.quote) == 1.0)
+        ):
+            features.append(None)
             continue
         titled = f"{passages[candidate.passage_index].title}. {candidate.heading}. {described[i]} {candidate.focal}"
         cosine = max(

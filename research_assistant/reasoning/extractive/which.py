@@ -121,13 +121,14 @@ def setting_named(question: str, text: str) -> Literal["asked", "sibling"] | Non
     else 'sibling' when one is built on a question's word ('RequestReadTimeout' on 'Timeout',
     'superuser_reserved_connections' on 'connections': the value of a neighbouring setting); else None."""
     asked = _asked_words(question)
+    asked_things = asked - _MEASURE_PARTS
     siblings = False
     for name in _IDENTIFIER.findall(text):
         parts = _name_parts(name)
         if name.lower() in asked or parts <= asked | _MEASURE_PARTS:
             # 'TimeOut 60', 'page_size' for the page size: the asked setting itself
             return "asked" if name.lower() in asked or parts - _MEASURE_PARTS else None
-        siblings = siblings or any(len(part) >= 4 and part in asked - _MEASURE_PARTS for part in parts)
+        siblings = siblings or any(len(part) >= 4 and part in asked_things for part in parts)
     return "sibling" if siblings else None
 
 
