@@ -102,6 +102,7 @@ _SECOND_CLAUSE = re.compile(
 added?'), not a condition after the question ('How long ..., when verification is turned on?')."""
 _DEFAULT = re.compile(
     r"(?<!\ba )(?<!\ban )\bdefaults?\b|\b(?:nor|without|with no) an? default\b|\bby default\b"
+    r"|\bfalls?\s+back\s+(?:on|to)\b"
     r"|\bout[ -]of[ -]the[ -]box\b|\binitial(?:ly)? (?:value|setting)\b"
     r"|\bunless (?:\w+ )?(?:configured|set|specified|told|changed) otherwise\b|\botherwise unset\b"
     r"|\bunless (?:changed|overridden|configured|specified)\b"
@@ -145,9 +146,21 @@ does it assume when language_code is not set?', 'How often does it check, if I d
 turn on health checks and don't set an interval, how often ...?', 'If neither the headers nor my configuration say
 how long, how long ...?', 'I leave the port field empty. Which port ...?', 'Which paper size, unless I pick
 another?', 'Which keys, if I haven't picked my own?', 'How long, if I leave the setting alone?', 'With no special
-configuration, how long ...?'. Not 'a default set of options', which is one the asker would set."""
+configuration, how long ...?', 'What encoding does it fall back to?'. Not 'a default set of options', which is one
+the asker would set."""
+_DEFAULT_NAMED = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|other\s+than|in\s+place\s+of|besides|apart\s+from|replacing|overriding)\s+"
+    r"(?:the|its|their|a)\s+default\b(?:\s+(?:one|ones|[a-z][\w-]*))?"
+    r"|\b(?:in|from|within|inside|into)\s+the\s+default\s+(?!(?:configuration|config|settings?|setup|installation|"
+    r"install|mode|case|behaviou?r|state|values?|options?)\b)[a-z][\w-]*",
+    re.IGNORECASE,
+)
+"""'default' naming a thing, not asking for a default: what replaces it ('Which option loads a file instead of the
+default one?') or the object something is in ('unit systems available in the default registry?'). 'In the default
+configuration' still asks what holds by default."""
 _LIMIT = re.compile(
-    r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|most|least|"
+    r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|limits?|largest|smallest|longest|shortest|biggest|"
+    r"(?:the|at)\s+(?:most|least)|"
     r"oldest|earliest|lowest|highest|fewest|"
     r"upper bound|lower bound|cap|capacity|at most|up to(?! date))\b",
     re.IGNORECASE,
@@ -159,11 +172,13 @@ _CAN_REACH = re.compile(
 )
 """'How long can an identifier be?', 'How many rows can a table hold?': how far something may go, a limit."""
 _RANGE = re.compile(
-    r"\b(?:range|ranges|between\s+(?:what|which|[-+]?\d)|bounds|valid values|allowed values|possible values|"
+    r"\b(?:range|ranges|between\s+(?:what|which|[-+]?\d)|bounds|"
+    r"(?:valid|allowed|possible|accepted|permitted|supported|legal)\s+(?:[\w.-]+\s+)?values|"
     r"(?:what|which) values|minimum and maximum|lowest and highest|from .+ to)\b",
     re.IGNORECASE,
 )
-"""'Between' asks for bounds only before what they are ('between which values', 'between 1 and 9'): 'the interval
+"""'Allowed values for the length argument?', 'possible official_status values?': the values one may give.
+'Between' asks for bounds only before what they are ('between which values', 'between 1 and 9'): 'the interval
 between its polls' names a span, and 'How does it lengthen the interval between its polls?' asks how."""
 _HOW_MUCH = re.compile(
     r"\bhow (?:many|much|long|often|old|large|big|small|far|deep|deeply|high|fast|wide|tall|heavy)\b|"
@@ -199,6 +214,8 @@ _LIST = re.compile(
 database modules come built in?' (a plural noun, then one of the verbs such questions use in their plain form: not
 'Which key sequence gets me out?')."""
 _SELECTING = re.compile(r"\b(?:rather than|instead of|unlike)\b", re.IGNORECASE)
+_WHICH_ONE = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were)\b)[\w-]+", re.IGNORECASE)
+"""A question for one thing of a kind ('Which option ...?'), which 'instead of' narrows."""
 """Comparison words that, in a 'which tasks run daily rather than hourly' question, only narrow a selection."""
 _COMPARISON = re.compile(
     r"\b(?:differ\w*|difference|compare\w*|comparison|versus|vs\.?|better|worse|faster|slower|"
@@ -471,6 +488,35 @@ lines.', 'To see more, run udevadm ...', 'Conversely, to disable it for one bloc
 where a sentence merely mentioning an instruction word describes."""
 
 
+_ASKED_ACTION = re.compile(
+    r"\bhow (?:do|can|should|would|could) (?:i|you|we|one) (?:\w+ly )?([a-z]+)\b|\bhow to (?:\w+ly )?([a-z]+)\b",
+    re.IGNORECASE,
+)
+_TOLD_ACTION = re.compile(
+    r"(?:\b(?:you|one|we)\s+(?:should|must|need\s+to|have\s+to|can|may)\s+|^|[.;:]\s+)"
+    r"(?:(?:first|also|then|simply|just|now)\s+)?([a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _does_asked_action(question: str, text: str) -> bool:
+    """Whether the text tells the reader to do the very thing the question asks how to do: 'How do I register it?'
+    / 'Next, you should register that function as an entry point.', or the verb as an instruction ('Register
+    ...')."""
+    asked = _ASKED_ACTION.search(asking_part(question))
+    verb = (asked.group(1) or asked.group(2)).lower() if asked else ""
+    if verb in _GENERAL_ACTIONS or not content_terms(verb):
+        return False
+    stem = content_terms(verb)[0]
+    told = (m.group(1).lower() for m in _TOLD_ACTION.finditer(_STEP_OPENING.sub("", text.lstrip())))
+    return any(content_terms(word)[:1] == [stem] for word in told)
+
+
+_GENERAL_ACTIONS = frozenset(["do", "make", "get", "use", "have", "be", "go", "see", "know", "find", "tell", "work"])
+"""Verbs that say too little to be the asked action itself ('How do I do that?')."""
+_STEP_OPENING = re.compile(r"^(?:(?:next|then|first|finally|now|alternatively|instead),\s*)", re.IGNORECASE)
+
+
 def tells_means(text: str) -> bool:
     """Whether the text tells how to do something: a step told first thing (`IMPERATIVE`), a means named
     (`_MEANS`), or a command typed at a prompt."""
@@ -488,6 +534,12 @@ _VERSION = re.compile(
 """Version numbers name a release, 'RFC 7159', 'UTF-8' or 'SHA-256' a standard, 'Example 3.5' a part of the
 document; none is the figure a question asks for."""
 _VERSION_ASKED = re.compile(r"\b(?:versions?|releases?)\b", re.IGNORECASE)
+_VERSION_BOUND = re.compile(
+    r"\b(?:before|after|since|prior\s+to|earlier\s+than|later\s+than|older\s+than|newer\s+than|up\s+to|through)\s+"
+    r"(?:version\s+|v)?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)+\s+(?:and|or)\s+(?:later|earlier|newer|older|above|below)\b",
+    re.IGNORECASE,
+)
+"""Releases stated by a bound: 'versions before 2.28.0', '3.8 and later'."""
 _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 _HOW_MUCH_OF = re.compile(r"\bhow much of\b", re.IGNORECASE)
 _PORTION = re.compile(
@@ -718,6 +770,10 @@ _DASHED_TOPIC = re.compile(r"^[^?]{2,80}?\s[-–—]\s+(?=(?:is|are|can|could|do
 that points back ('what does it do?') asks of, and stays."""
 
 
+_DASHED_QUESTION = re.compile(r"^[^?]{2,120}?\s[-–—]\s+(?=(?:what|which)\b)", re.IGNORECASE)
+"""A topic before a dash and a question that names its own subject ('installing from a tarball - what command?')."""
+
+
 def asking_part(question: str) -> str:
     """Where the question's own words start: after a leading context phrase, condition, premise or a topic set off by
     a dash ('insist connection argument - does it still do anything?')."""
@@ -820,6 +876,10 @@ def asked_for(question: str) -> Asked:
     clauses ('What is the maximum depth and how can it be changed?')."""
     text = without_context(question)
     asking = asking_part(question)
+    dashed = _DASHED_QUESTION.match(asking)
+    if dashed and not _REFERS_BACK.search(asking, dashed.end()):
+        # 'image formatter docs say ... PIL knows - what is PIL?' asks 'what is PIL?'; 'X - what does it do?' asks of X
+        asking = asking[dashed.end() :]
     first = _INTERROGATIVE.search(asking)
     if first is not None and _SECOND_CLAUSE.search(asking, first.end()):
         return Asked(None)
@@ -843,7 +903,7 @@ def asked_for(question: str) -> Asked:
         return Asked("limit")
     if _YES_NO.match(asking):
         return Asked("yesno")  # 'Does httpd read .htaccess files by default?' asks yes or no, not for a value
-    if _DEFAULT.search(text) and not _CONTRASTED.search(asking):
+    if _DEFAULT.search(_DEFAULT_NAMED.sub(" ", text)) and not _CONTRASTED.search(asking):
         return Asked("default")  # not 'How does setting notify to explicit differ from the default behaviour?'
     if _RANGE.search(text) and not _COMPARISON.search(text):
         return Asked("range")
@@ -857,7 +917,8 @@ def asked_for(question: str) -> Asked:
         return Asked("procedure")
     listing = _LIST.search(asking)
     compared = [m.group() for m in _COMPARISON.finditer(text)]
-    if compared and not (listing and all(_SELECTING.fullmatch(word) for word in compared)):
+    selecting = listing or _WHICH_ONE.match(asking)  # 'Which option loads a file instead of the default one?'
+    if compared and not (selecting and all(_SELECTING.fullmatch(word) for word in compared)):
         return Asked("comparison")
     if listing:
         return Asked("list")
@@ -1053,6 +1114,8 @@ def expands(acronym: str, text: str) -> float:
     letters = "".join(c.lower() for c in acronym if c.isalpha())
     if len(letters) < 2:
         return 0.0
+    if _abbreviated_as(letters, text):
+        return 1.0
     parts = _initials(text)
     words = [part for _, part in parts]
     spans = [match.span() for match in _WORD.finditer(text)]
@@ -1077,6 +1140,29 @@ def expands(acronym: str, text: str) -> float:
         if best == 1.0:
             break
     return best
+
+
+_ABBREVIATED = re.compile(
+    r"\(\s*(?:abbreviated|abbrev\.|abbr\.|short|shortened)(?:\s+(?:as|to))?\s+[\"'“‘`]?([\w.-]+?)[\"'”’`]?\s*\)"
+    r"|\b(?:abbreviated|shortened)\s+(?:as|to)\s+[\"'“‘`]?([\w.-]+?)[\"'”’`]?(?=[\s,.;:)]|$)",
+    re.IGNORECASE,
+)
+_ABBREVIATED_NEAR = 60
+"""Characters before an abbreviation's mark in which the words it shortens stand."""
+
+
+def _abbreviated_as(letters: str, text: str) -> bool:
+    """Whether the text says in words that a word shortens to the abbreviation ('the spectroscopy context
+    (abbreviated sp)', 'Pretty Good Privacy, abbreviated as PGP'): a word just before the mark that opens with
+    the abbreviation's first letter and holds its letters in order."""
+    for mark in _ABBREVIATED.finditer(text):
+        short = "".join(c for c in (mark.group(1) or mark.group(2)).lower() if c.isalpha())
+        if short != letters:
+            continue
+        before = _WORD.findall(text[max(0, mark.start() - _ABBREVIATED_NEAR) : mark.start()])[-4:]
+        if any(word[:1].lower() == letters[0] and _in_order(letters, word.lower()) for word in before):
+            return True
+    return False
 
 
 def _camel_case_words(parts: list[str]) -> bool:
@@ -1114,11 +1200,12 @@ _DEFAULT_WORD = re.compile(
     r"\bdefault(?:s|ed|ing)?\b|\binitially\b|\bunless\b|\bif (?:not|omitted|unset|unspecified|absent)\b"
     r"|\bif (?:left )?(?:blank|empty)\b"
     r"|\b(?:if|when)\b[^.,;:]{0,40}?\b(?:is|are)(?: not|n't) "
-    r"(?:set|initiali[sz]ed|defined|given|specified|configured)\b",
+    r"(?:set|initiali[sz]ed|defined|given|specified|configured)\b"
+    r"|\b(?:if|when)\s+no\b[^.,;:]{0,40}?\b(?:is|are)\s+(?:\w+\s+)?(?:set|defined|given|specified|configured)\b",
     re.I,
 )
 """Where a text states a default: the word, or the condition it holds under ('If the environment variable is not
-initialized, EDITOR will be set to "emacs".')."""
+initialized, EDITOR will be set to "emacs".', 'If no timeout is specified explicitly, ...')."""
 _NEAR = 80
 """Characters after (and half as many before) the word 'default' in which its value is looked for."""
 _LABEL_END = re.compile(r":\s")
@@ -1272,6 +1359,32 @@ _UNFILLED = re.compile(r"^\W*(?:(?:is|are|value(?:\s+is)?|to|of)\s+|=\s*)?[\"'`]
 as autoconf writes '@sysconfdir@'): the manual names no value."""
 
 
+_DEFAULTED = re.compile(
+    r"\bdefault\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?=\s+(?:for|of|in|on|when|if|with|used|that|is|are|was|"
+    r"does|do|should|will|set|to)\b|\s*[?,;:]|\s*$)",
+    re.IGNORECASE,
+)
+_DENIAL = re.compile(r"(?:\b(?:not|never|no)|n[’']t)\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=256)
+def _defaulted_terms(question: str) -> frozenset[str]:
+    """What a question asks the default of, less the words that name a measure: 'timeout' for 'default timeout for
+    requests.get?', nothing for 'the default value of ...'."""
+    match = _DEFAULTED.search(question)
+    return frozenset(content_terms(match.group(1))) - _MEASURE_WORDS if match else frozenset()
+
+
+def _denies(text: str, things: frozenset[str]) -> bool:
+    """Whether the text denies the asked thing itself, in the two words after its negation, as a compound too
+    ('requests do not time out' of a timeout): having none is then the default."""
+    for denial in _DENIAL.finditer(text):
+        said = denial.group(1).lower().split()
+        if {t for word in [*said, "".join(said)] for t in content_terms(word)} & things:
+            return True
+    return False
+
+
 def _default_strength(text: str, question: str = "") -> float:
     """1 when a value stands near the word 'default' ('defaults to 28 places', 'The default is 100'),
     0.45 when the text speaks of a default without giving one, else 0. A question about what something does,
@@ -1290,12 +1403,14 @@ def _default_strength(text: str, question: str = "") -> float:
     asked_words = {word.lower() for word in _NAME_WORD.findall(question)}
     unchosen = _UNCHOSEN.search(question) is not None
     place = _ASKS_PLACE.search(question) is not None
+    things = _defaulted_terms(question)
     best = 0.0
     for match in _DEFAULT_WORD.finditer(text):
         if action and _KEYWORD_ARGUMENT.match(text, match.end()):
             continue  # '@click.option('--port', default=8000)' sets a parameter's default; it does nothing
         before = _SENTENCE_END.split(text[max(0, match.start() - _NEAR // 2) : match.start()])[-1]
         before = _LABEL_END.split(before)[-1]  # a field's label is no value ('Effect if unset: Default value ...')
+        denied = things and _denies(before, things)
         if _NEGATED_CLAUSE.search(before):
             before = ""  # 'Privoxy doesn't listen on any LAN interfaces by default': what is not done is no value
         if _REPLACES.search(before):
@@ -1306,6 +1421,9 @@ def _default_strength(text: str, question: str = "") -> float:
         if unchosen and _CHOSEN.search(after):
             continue  # 'defaulted to 7-bit because you used -Cf' for what is used if no -C flag is passed
         after = _REPLACEABLE.split(after, maxsplit=1)[0]
+        if denied or (things and _denies(after, things)):
+            best = 1.0  # 'By default, requests do not time out' for the default timeout: it has none
+            continue
         if _UNFILLED.match(after):
             best = max(best, 0.45)  # 'default is @conf_mapsize@ MiB': the build never filled the value in
             continue
@@ -1370,6 +1488,12 @@ _DEFAULT_OWNER = re.compile(r"\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are|was)\b"
 """After 'default': what it is the default of, then its verb ('The default access log format is: ...')."""
 _BY = re.compile(r"\bby\s+$", re.IGNORECASE)
 """'By' right before 'default': 'By default the working directory is used' says what is used, not what of."""
+_SWITCHED_OWNER = re.compile(
+    r",?\s+(?:the\s+)?((?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)\s+(?:is|are)\s+(?:(?:turned|switched)\s+)?"
+    r"(?:enabled|disabled|on|off|active|inactive|true|false)\b",
+    re.IGNORECASE,
+)
+"""After 'By default': a thing, then the state it is in ('By default, SSL verification is enabled')."""
 _PLAIN_WORDS = re.compile(r"^[a-z]+(?:\s+[a-z]+)*$")
 """Lower-case words only: a thing named in English ('access log format'), not a setting's name ('max-store-ttl')."""
 _OWNER_GENERIC = frozenset(content_terms("value values setting settings option options behaviour behavior mode"))
@@ -1378,15 +1502,25 @@ _OWNER_GENERIC = frozenset(content_terms("value values setting settings option o
 
 def _owned_by_other(text: str, match: re.Match[str], question: str) -> bool:
     """Whether 'default' is followed by the name of what it is the default of, and that thing shares no word with
-    the question: 'The default access log format is: ...' does not say what User-Agent a client sends by default.
+    the question: 'The default access log format is: ...' does not say what User-Agent a client sends by default,
+    nor 'By default, SSL verification is enabled' what timeout a request has.
     Not for questions asking how long, how large or how many, which name their measure in other words than the
     text's ('How long does it wait?' / 'The default timeout is 30 s')."""
-    if match.group().lower() != "default" or _BY.search(text, 0, match.start()):
-        return False  # 'By default the working directory is used': what follows is the value, not its owner
-    owner = _DEFAULT_OWNER.match(text, match.end())
-    if owner is None or not _PLAIN_WORDS.match(owner.group(1)):
-        return False  # a setting's name ('The default max-store-ttl is ...') is what a question paraphrases
-    named = set(content_terms(owner.group(1))) - _OWNER_GENERIC
+    if match.group().lower() != "default":
+        return False
+    if _BY.search(text, 0, match.start()):
+        # 'By default the working directory is used': what follows is the value, not its owner; but what is
+        # switched on or off by default is the owner of that state.
+        switched = _SWITCHED_OWNER.match(text, match.end())
+        if switched is None:
+            return False
+        owner_words = switched.group(1)
+    else:
+        owner = _DEFAULT_OWNER.match(text, match.end())
+        if owner is None or not _PLAIN_WORDS.match(owner.group(1)):
+            return False  # a setting's name ('The default max-store-ttl is ...') is what a question paraphrases
+        owner_words = owner.group(1)
+    named = set(content_terms(owner_words)) - _OWNER_GENERIC
     if not named:
         return False
     asked = _question_terms(question)  # with a setting's parts: 'OUTPUT_DIRECTORY' asks of the output directory
@@ -1422,8 +1556,35 @@ _PERMITTED = re.compile(r"\b(?:allowed|permitted|accepted|acceptable|valid|legal
 """Words of a question about which values may be given: a range answers it as a list of them would."""
 
 
-def _range_strength(text: str, new_numbers: list[str]) -> float:
-    """How clearly the text states a range: two figures stated as bounds (1.0), or two figures (0.6)."""
+_LITERAL = r"[\"'“‘`][^\"'“”‘’`\n]{1,30}[\"'”’`]"
+_NAMED_CHOICES = re.compile(rf"{_LITERAL}(?:\s*,\s*{_LITERAL})*\s*,?\s+(?:or|and)\s+{_LITERAL}")
+"""Quoted names joined by 'or' or 'and': '“short”, “long” or “narrow”'."""
+_CHOICES_SAID = re.compile(
+    r"\b(?:known|possible|valid|allowed|accepted|permitted|supported|legal)\s+values\s+(?:are|include)\b"
+    r"|\b(?:must|can|may|should)\s+be\s+(?:one\s+of|either)\b",
+    re.IGNORECASE,
+)
+"""Values said to be the ones one may give: 'Known values are ...', 'must be one of ...'."""
+_ENTRY_NAME = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
+_VALUES_ASKED = re.compile(r"\bvalues\b", re.IGNORECASE)
+
+
+def _states_choices(text: str, question: str) -> bool:
+    """Whether the text gives the values one may give of what the question asks: in the entry of a parameter the
+    question names, said to be those ('official_status: ... Known values are ...') or named ('length – The
+    formatting length. “short”, “long” or “narrow”'). Outside the asked entry, such values may be any other
+    parameter's or example's."""
+    entry = _ENTRY_NAME.match(text)
+    asked = {word.lower() for word in re.findall(r"[\w.-]+", question)}
+    named = entry is not None and entry.group(1).lower() in asked
+    return named and bool(_CHOICES_SAID.search(text) or _NAMED_CHOICES.search(text))
+
+
+def _range_strength(text: str, new_numbers: list[str], question: str = "") -> float:
+    """How clearly the text states a range: two figures stated as bounds (1.0), or two figures (0.6); for a
+    question asking which values may be given, the values one may give (`_states_choices`, 1.0)."""
+    if _VALUES_ASKED.search(question) and _states_choices(text, question):
+        return 1.0
     if len(new_numbers) >= 2 and (_states_bounds(text) or (_UPPER.search(text) and _LOWER.search(text))):
         return 1.0
     return 0.6 if len(new_numbers) >= 2 or (new_numbers and _states_bounds(text)) else 0.0
@@ -1477,7 +1638,7 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
         measured = 1.0 if timed and not new_numbers else _measures_asked_thing(question, text)  # it weighs figures
         return ((1.0 if telling else 0.8) if stated else 0.55) * measured * bound
     if kind == "range":
-        return _range_strength(text, new_numbers)
+        return _range_strength(text, new_numbers, question)
     if kind == "number":
         if any(n not in ("0", "1") for n in new_numbers):
             if _HOW_LONG.search(question) and not _TIMED.search(figures):
@@ -1497,12 +1658,14 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "list":
         if _lists_items(text) or _names_its_items(text, question):
             return 1.0  # a lead-in with its items, one per line, or the asked things named with theirs
-        if _PERMITTED.search(question) and _range_strength(text, new_numbers) == 1.0:
+        if versions_asked and _VERSION_BOUND.search(text):
+            return 1.0  # 'Which versions had the bug?': 'All Requests 2.x versions before 2.28.0 are affected.'
+        if _PERMITTED.search(question) and _range_strength(text, new_numbers, question) == 1.0:
             return 1.0  # 'What return codes are allowed?': 'Valid values are in the range of 0 to 255.'
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
         return 0.3 if is_lead_in(text) or _shows_commands(text) else 0.0
-    if kind == "procedure" and tells_means(text):
+    if kind == "procedure" and (tells_means(text) or _does_asked_action(question, text)):
         return 1.0
     if kind in ("explanation", "procedure"):
         return 0.5 if _CAUSE.search(text) else 0.0

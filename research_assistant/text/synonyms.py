@@ -36,6 +36,8 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "minimum min minimal lowest smallest shortest least",
     "default initial built-in builtin",
     "compress compressed compression gzip gzipped",
+    "reply replies respond responds",
+    "encoding charset",
 )
 """Each group's words stand for one another; a word may be in several groups ('largest')."""
 

@@ -19,3 +19,8 @@ def test_synonyms_are_stems_of_the_same_group() -> None:
 
 def test_a_gzipped_file_is_a_compressed_one() -> None:
     assert "compressed" in synonym_words("Can the copyright file be shipped gzipped?")
+
+
+def test_a_reply_is_a_response_and_an_encoding_a_charset() -> None:
+    assert "respond" in synonym_words("How long until we should expect a first reply?")
+    assert "charset" in synonym_words("What encoding does it fall back to?")

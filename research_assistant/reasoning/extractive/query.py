@@ -149,7 +149,8 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
     sides = _sides(question, analysis) if analysis.query_type is QueryType.COMPARATIVE else ((), ())
     # A sub-question about one side ('Overview of graceful restart') asks about that side, not for a contrast.
     names_both = all(set(side) & set(sub_terms) or any(t in asking for t in side) for side in sides if side)
-    if kind is None and analysis.query_type is QueryType.COMPARATIVE and len(subject) >= 2 and names_both:
+    symbols = all(len(side) == 1 and _is_symbol(side[0]) for side in sides)  # '-O' and '-P' name no subject
+    if kind is None and analysis.query_type is QueryType.COMPARATIVE and (len(subject) >= 2 or symbols) and names_both:
         kind = "comparison"
     if kind is None and classify(asking) is QueryType.PROCEDURAL:
         kind = "procedure"
@@ -160,12 +161,20 @@ def build_query(question: str, sub_question: SubQuestion, analysis: QueryAnalysi
 _QUALIFIER = re.compile(r"\s(?:of|in|on|for|with|within|from|under)\s", re.IGNORECASE)
 
 
+def _is_symbol(word: str) -> bool:
+    """Whether a written word is a symbol or an option, no word of its own ('-O', '$@', '!=')."""
+    return bool(word) and not terms_of(word) and re.search(r"[^\w\s]", word) is not None
+
+
 def _sides(question: str, analysis: QueryAnalysis) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The terms of each compared side that the other side lacks, qualifiers aside: '... a normal restart of
     Apache httpd' compares restarts, and 'of Apache httpd' holds for both."""
     first, second = (_QUALIFIER.split(side, maxsplit=1)[0].strip() for side in comparison_sides(question, analysis))
     a, b = terms_of(first), terms_of(second)
     only_a, only_b = tuple(t for t in a if t not in b), tuple(t for t in b if t not in a)
+    last_a, last_b = (side.split()[-1] if side.split() else "" for side in (first, second))
+    if not (only_a and only_b) and _is_symbol(last_a) and _is_symbol(last_b):
+        return (last_a,), (last_b,)  # 'pygmentize -O' and '-P': the command written once is no side
     if not only_a and not only_b:
         # Two symbols or options ('-q' and '-Q', '$*' and '$@', 'diff -b' and 'diff -w') stand for themselves, as
         # written: a comparison of symbols is not one of the words around them ('running sphinx-build', 'diff').

@@ -352,6 +352,8 @@ def candidate_features(
             and not any(_held(t, present | heading) for t in query.required)
             # but 'the Least Recently Used key will be discarded' answers what LRU stands for
             and not (asked.kind == "expansion" and expands(asked.acronym, candidate.quote) == 1.0)
+            # and 'an option -P ... works like -O' compares the options of 'pygmentize -O vs -P'
+            and not (symbols and _names_symbol(symbols, candidate))
         ):
             features.append(None)
             continue
@@ -400,6 +402,9 @@ def candidate_features(
             # 'DEFERRED means that the transaction does not actually start ...'; the entry of an option or a
             # symbol the question compares ('-Q' / 'Do not output anything ..., also suppress warnings.')
             answer = max(answer, SIDE_DEFINED)
+        contrasts_symbols = bool(symbols) and all(_names_symbol((symbol,), candidate) for symbol in symbols)
+        if contrasts_symbols:
+            answer = max(answer, SIDE_DEFINED)  # '-P ... works like -O but can only pass one option per -P'
         if (
             asked.kind == "comparison"
             and titled_by_question >= HEADING_BONUS
@@ -411,7 +416,11 @@ def candidate_features(
         setting_value = asked.wants_value and asked.kind != "expansion"  # 'prdr_enable' spells out PRDR
         owner = entry_owner(passages[candidate.passage_index].text, candidate.start) if setting_value else None
         named = setting_named(sub_question.text, owner or _named_by(candidate)) if setting_value else None
-        if named == "sibling" or (owner and not named and names_setting(sub_question.text)):
+        if (
+            named == "sibling"
+            or (owner and not named and names_setting(sub_question.text))
+            or (setting_value and _under_other_options(names, candidate.heading, candidate.section))
+        ):
             answer *= SIBLING_FIT  # 'RequestReadTimeout ...' for the default Timeout: another setting's value
         elif named == "asked" and answer:
             own_setting = OWN_SETTING_BONUS  # 'message_size_limit | Default: 50M' for the largest message
@@ -425,7 +434,7 @@ def candidate_features(
                 prior=prior[candidate.passage_index],
                 # A row or entry keyed by the asked name is about the asked thing, whatever words it repeats.
                 concepts=max(
-                    KEYED_CONCEPTS if keyed[0] else 0.0,
+                    KEYED_CONCEPTS if keyed[0] or contrasts_symbols else 0.0,
                     concept_coverage(query.concepts, present, rarity.__getitem__, contexts[candidate.passage_index]),
                 ),
                 focus=max((index.idf(t) for t in query.subject if t in opening), default=0.0) / top_idf,
@@ -448,6 +457,19 @@ def candidate_features(
             )
         )
     return features
+
+
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
+
+
+def _under_other_options(names: set[str], *headings: str) -> bool:
+    """Whether a span stands in the entry of options other than the ones the question names (its term line, else
+    its section, names options): 'flex defaults to generating an 8-bit scanner' under '-8, --8bit' says nothing of
+    what holds without a '-C' flag ('-Cr, --read' is one of its forms)."""
+    asked = [name for name in names if name.startswith("-")]
+    opened = [h.strip().lstrip("‘'\"`") for h in headings]
+    entry = next((_OPTION.findall(h[:80]) for h in opened if h.startswith("-")), [])
+    return bool(asked and entry) and not any(option.startswith(name) for option in entry for name in asked)
 
 
 def compared_symbols(query: Query) -> tuple[str, ...]:
@@ -649,10 +671,25 @@ _ARGUMENT = re.compile(r"[=\s\[(<].*$")
 """What follows an option's or a function's name in its term line ('--depth <depth>', '--depth=<depth>')."""
 
 
+_API_KIND = re.compile(r"^(?:(?:abstract|async|static|class)?method|property|attribute|data)\s+(?=\S)")
+"""The word an API reference's member entry opens with before the name it documents ('property text_direction').
+Not a class's: every sentence of a class's entry, down to its members, would be keyed by the class."""
+_OWNER_PART = 4
+"""Characters a member's own name needs to stand for its dotted name ('text_direction' for
+'Locale.text_direction'): a shorter one ('get') is any class's."""
+
+
 def _keyed_by(key: str, names: set[str]) -> bool:
-    """Whether a row's or entry's key is an asked name, its arguments aside ('--depth <depth>' for '--depth')."""
+    """Whether a row's or entry's key is an asked name, its arguments aside ('--depth <depth>' for '--depth'), or,
+    in an API reference, the member a dotted name asks about ('property text_direction' for
+    'Locale.text_direction')."""
+    key = _API_KIND.sub("", key)
     bare = _ARGUMENT.sub("", key) or key
-    return any(k in names or f"{k}()" in names for k in (key, key.rstrip("()"), bare))
+    members = {name.rsplit(".", 1)[-1] for name in names if "." in name.strip(".")}
+    return any(
+        k in names or f"{k}()" in names or (len(k) >= _OWNER_PART and k in members)
+        for k in (key, key.rstrip("()"), bare)
+    )
 
 
 def _value_asked(asked: Asked) -> bool:
@@ -672,7 +709,7 @@ def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] =
     if key is None:
         if _legend_keys(candidate.quote) & names:
             return KEY_BONUS, 1.0  # 'Probe window bits are:' / ... / "'X': Good Xmit" for a capital X
-        term = _unquoted(candidate.heading)
+        term = _API_KIND.sub("", _unquoted(candidate.heading))
         entry = bool(term) and len(term.split()) <= 3 and term[:1] in "-%$@_" + string.ascii_letters
         entry = entry and bool(names_in(term)) and _keyed_by(term, names)
         return (ENTRY_KEY_BONUS, 1.0) if entry else (0.0, 1.0)

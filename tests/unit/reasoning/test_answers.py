@@ -1043,3 +1043,99 @@ def test_a_question_after_a_statement_may_open_with_a_preposition() -> None:
 def test_a_topic_set_off_by_a_dash_before_a_yes_or_no_question_is_no_part_of_what_is_asked() -> None:
     assert asked_for("insist connection argument - does it still do anything?").kind == "yesno"
     assert asking_part("legacy_em extension - what does it actually do?").startswith("legacy_em")  # it needs its topic
+
+
+def test_a_default_that_denies_the_asked_thing_says_there_is_none() -> None:
+    question = "default timeout for client.fetch if I don't pass one?"
+    for denial in (
+        "By default, fetches do not time out unless a timeout value is set explicitly.",
+        "If no timeout is specified explicitly, fetches never time out.",
+    ):
+        assert answer_strength(asked_for(question), denial, question) == 1.0
+    # a denial of something else is no value, nor does a question about a default value name a thing to deny
+    other = "By default, fetches do not follow redirects."
+    assert answer_strength(asked_for(question), other, question) < ANSWER_FOUND
+    valued = "What is the default value of the retries option?"
+    assert answer_strength(asked_for(valued), "By default, the client does not retry.", valued) < ANSWER_FOUND
+
+
+def test_what_is_switched_on_by_default_is_the_default_of_that_thing_only() -> None:
+    question = "default timeout for client.fetch if I don't pass one?"
+    switched = "By default, certificate verification is enabled, and the client raises an error if it fails."
+    assert answer_strength(asked_for(question), switched, question) < ANSWER_FOUND
+    asked = "What is the default state of certificate verification?"
+    assert answer_strength(asked_for(asked), switched, asked) == 1.0
+
+
+def test_what_a_program_falls_back_to_is_a_default() -> None:
+    question = "The server sends no charset at all. What encoding does the client fall back to then?"
+    assert asked_for(question).kind == "default"
+    stated = "In this situation, the specification says that the default charset must be ISO-8859-1."
+    assert answer_strength(asked_for(question), stated, question) == 1.0
+
+
+def test_the_values_one_may_give_are_answered_by_a_choice_of_named_values() -> None:
+    for question in ("allowed values for the width argument of render_table?", "render_table: possible border values?"):
+        asked = asked_for(question)
+        assert asked.kind == "range"
+        entry = question.split()[-2] if question.startswith("render_table") else "width"
+        for choice in (
+            f"{entry} – The table {entry}. “compact”, “normal” or “wide”",
+            f"{entry}: An optional string. Known values are “none”, “single” and “double”.",
+            f"{entry} (str) – The style. It must be one of the styles listed above.",
+        ):
+            assert answer_strength(asked, choice, question) == 1.0
+        # the values of another parameter, or of no parameter, may be any example's
+        for other in ("height – The table height. “compact”, “normal” or “wide”", "Known values are “a” and “b”."):
+            assert answer_strength(asked, other, question) < ANSWER_FOUND
+
+
+def test_which_versions_is_answered_by_releases_stated_by_a_bound() -> None:
+    question = "Which versions of the library had the bug where an empty CA path disabled verification?"
+    asked = asked_for(question)
+    assert asked.kind == "list"
+    for bound in ("All 2.x versions before 2.28.0 are affected.", "Releases 1.4 and later are affected."):
+        assert answer_strength(asked, bound, question) == 1.0
+    assert answer_strength(asked, "Fixed a bug where an empty CA path disabled verification.", question) == 0.0
+
+
+def test_how_do_i_is_answered_by_telling_the_reader_to_do_the_asked_thing() -> None:
+    question = "I wrote my own loader for our template format. How do I register it so the config can name it?"
+    asked = asked_for(question)
+    for step in ("Next, you should register that loader as an entry point.", "Register the loader in setup.cfg."):
+        assert answer_strength(asked, step, question) == 1.0
+    assert answer_strength(asked, "The registry holds every loader the package knows.", question) < ANSWER_FOUND
+    vague = "How do I use a proxy?"
+    assert answer_strength(asked_for(vague), "You can use any proxy you like.", vague) < ANSWER_FOUND
+
+
+def test_a_topic_set_off_by_a_dash_before_a_question_for_a_command_asks_for_a_way() -> None:
+    assert asked_for("installing the package from a downloaded tarball - what command?").kind == "procedure"
+    assert asked_for("legacy_em extension - what does it actually do?").kind != "procedure"
+
+
+def test_a_default_that_names_a_thing_does_not_ask_for_a_default() -> None:
+    assert asked_for("unit systems available in the default registry?").kind != "default"
+    assert asked_for("Which option loads a custom definitions file instead of the default one?").kind is None
+    assert asked_for("What port does it listen on in the default configuration?").kind == "default"
+    assert asked_for("What should I use instead of os.system?").kind != "comparison"
+    assert asked_for("Why use threads instead of processes?").kind == "comparison"
+
+
+def test_most_as_a_quantifier_asks_for_no_limit() -> None:
+    assert asked_for("Which color names count as the light ones that most terminals show in bold?").kind == "list"
+    assert asked_for("What is the most connections a pool allows?").kind == "limit"
+    assert asked_for("How many retries at most?").kind == "limit"
+
+
+def test_an_abbreviation_said_in_words_is_spelled_out_by_the_word_it_shortens() -> None:
+    found = "The relation between wavelength and frequency is defined in the spectroscopy context (abbreviated sp)."
+    assert expands("sp", found) == 1.0
+    assert expands("PGP", "Pretty Good Privacy, abbreviated as PGP, signs the files.") == 1.0
+    assert expands("sp", "The relation is defined in a context (abbreviated sp).") == 0.0
+
+
+def test_a_question_after_a_dash_that_names_its_own_subject_is_what_is_asked() -> None:
+    assert asked_for("the image docs say the format must be one PIL knows - what is PIL?") == Asked("expansion", "PIL")
+    assert asked_for("Response.ok - which status codes count as ok?").kind == "list"
+    assert asked_for("tokenmerge filter - what does it do?").kind is None  # it asks of its topic

@@ -580,6 +580,38 @@ def test_a_sentence_that_names_neither_compared_option_loses_to_their_entries() 
     }
 
 
+def test_the_api_entries_of_two_compared_members_answer_for_their_dotted_names() -> None:
+    """'property text_direction' documents 'Layout.text_direction': the entry's kind word and its class aside."""
+    text = (
+        "class shelf.Layout(language)\n\nA layout for a language.\n\n"
+        "property line_order\n\nThe order in which lines of the language are set.\n\n"
+        "property separator\n\nThe character that separates the different parts of the layout strings.\n\n"
+        "property text_direction\n\nThe direction of the language's text in CSS short-hand form."
+    )
+    question = "Layout.line_order vs Layout.text_direction — difference?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s1", text=text)], 2, Embedder()
+    )
+    assert {e.quote for e in found} == {
+        "The order in which lines of the language are set.",
+        "The direction of the language's text in CSS short-hand form.",
+    }
+
+
+def test_a_default_in_the_entry_of_another_option_is_not_the_asked_options() -> None:
+    text = (
+        "Options\n\n-8, --8bit\n\nThis flag is only needed with -Zf, as otherwise the tool defaults to an 8-bit "
+        "packer anyway.\n\n-Zr, --read\n\nThe default setting is ‘-Zem’, the highest level of table packing the "
+        "tool offers."
+    )
+    question = "If I don't pass any -Z flag, what level of table packing does the tool use?"
+    found = extract_evidence(
+        question, SubQuestion(id="q1", text=question), [Passage(source_id="s1", text=text)], 2, Embedder()
+    )
+    judged = {e.quote.split(",")[0]: e.answer or 0.0 for e in found}
+    assert judged["The default setting is ‘-Zem’"] >= ANSWER_FOUND > judged["This flag is only needed with -Zf"]
+
+
 def test_options_compared_with_their_command_written_twice_are_still_the_compared_sides() -> None:
     """'diff -b and diff -w': the command both sides name is no side; the options are."""
     text = (
@@ -592,6 +624,26 @@ def test_options_compared_with_their_command_written_twice_are_still_the_compare
     )
     entries = ("Ignore changes in the amount of white space.", "Ignore all white space.")
     assert all(any(e.quote.endswith(entry) for e in found) for entry in entries)
+
+
+def test_options_compared_with_their_command_written_once_are_the_compared_sides() -> None:
+    """'colorize -O vs -P': the command before the first option is no side; the two options are."""
+    question = "colorize -O vs -P: what is the difference?"
+    query = build_query(question, SubQuestion(id="q1", text=question))
+    assert query.kind == "comparison" and query.sides == (("-O",), ("-P",))
+    text = (
+        "Options and filters\n\nColorize is a tool that colors source code for terminals and web pages.\n\n"
+        "Since the -O option argument is split at commas, you cannot give a value that contains commas. Therefore, "
+        "an option -P is provided that works like -O but can only pass one option per -P."
+    )
+    found = extract_evidence(
+        question,
+        SubQuestion(id="q1", text=question),
+        [Passage(source_id="s1", title="The colorize command line", text=text)],
+        1,
+        Embedder(),
+    )
+    assert "works like -O but can only pass one option per -P" in found[0].quote
 
 
 def test_the_page_on_the_asked_numbered_version_answers_and_the_other_versions_does_not() -> None:
