@@ -1565,7 +1565,8 @@ _CHOICES_SAID = re.compile(
     re.IGNORECASE,
 )
 """Values said to be the ones one may give: 'Known values are ...', 'must be one of ...'."""
-_ENTRY_NAME = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
+ENTRY_LABEL = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
+"""A parameter's entry opening a text: 'recycle – Defaults to -1', 'port (int) – the port of the webserver'."""
 _VALUES_ASKED = re.compile(r"\bvalues\b", re.IGNORECASE)
 
 
@@ -1574,7 +1575,7 @@ def _states_choices(text: str, question: str) -> bool:
     question names, said to be those ('official_status: ... Known values are ...') or named ('length – The
     formatting length. “short”, “long” or “narrow”'). Outside the asked entry, such values may be any other
     parameter's or example's."""
-    entry = _ENTRY_NAME.match(text)
+    entry = ENTRY_LABEL.match(text)
     asked = {word.lower() for word in re.findall(r"[\w.-]+", question)}
     named = entry is not None and entry.group(1).lower() in asked
     return named and bool(_CHOICES_SAID.search(text) or _NAMED_CHOICES.search(text))

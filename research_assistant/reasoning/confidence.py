@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from research_assistant.reasoning.answers import Asked, answer_strength, asked_for
+from research_assistant.reasoning.answers import ENTRY_LABEL, Asked, answer_strength, asked_for
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
 from research_assistant.text.tokens import STOPWORDS, content_terms, quoted_literals, terms_of
 
@@ -75,8 +75,6 @@ def unseen_names(question: str, evidence: Sequence[Evidence], cited: Sequence[So
     return [name for name in names if name.lower() not in STOPWORDS and name.lower() not in seen]
 
 
-_ENTRY_LABEL = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*(?:\([^)]*\))?\s*[–—:-]\s")
-"""A parameter's entry opening a quote: 'recycle – Defaults to -1', 'port (int) – the port of the webserver'."""
 _ENTRY_SECTION = re.compile(
     r"^[\w.\-$%@]+(?:=\S+)?(?:\s+(?:directive|option|parameter|variable|setting)|(?-i:\s+[a-z][\w|<>-]*){1,3})?$",
     re.IGNORECASE,
@@ -100,7 +98,7 @@ def entry_names(item: Evidence) -> list[str]:
     section = item.section.strip()
     if section and _ENTRY_SECTION.match(section):
         names.append(section.split()[0].split("=")[0])
-    if label := _ENTRY_LABEL.match(item.quote):
+    if label := ENTRY_LABEL.match(item.quote):
         names.append(label.group(1))
     return [name for name in names if _IDENTIFIER.match(name) and name.lower() != "default"]
 
