@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable
+from research_assistant.servers import CONNECT_SECONDS, ServerUnavailable, connect_with_retries
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection, Connection
@@ -82,7 +82,13 @@ def pool_for(url: str, pid: int) -> ConnectionPool[Any]:
 
     probe(url)
     pool: ConnectionPool[Any] = ConnectionPool(
-        url, min_size=1, max_size=4, kwargs=connection_options(), open=False, timeout=CONNECT_SECONDS
+        url,
+        min_size=1,
+        max_size=4,
+        kwargs=connection_options(),
+        open=False,
+        timeout=CONNECT_SECONDS,
+        check=ConnectionPool.check_connection,
     )
 
     try:
@@ -111,12 +117,22 @@ def pool_problem(error: BaseException, url: str) -> BaseException | str:
     if not isinstance(error, OperationalError) and "couldn't get a connection" not in str(error):
         return error
     try:
-        import psycopg
-
-        psycopg.connect(url, connect_timeout=CONNECT_SECONDS).close()
+        connect(url).close()
     except Exception as direct:
         return direct
     return error
+
+
+def connect(url: str) -> Connection[Any]:
+    """A direct connection to the database, tried again (`connect_with_retries`) while the server does not answer
+    or drops the connection; a refusal that the server states (a wrong password, a missing database: errors with
+    an SQLSTATE) is raised at once."""
+    import psycopg
+
+    return connect_with_retries(
+        lambda: psycopg.connect(url, connect_timeout=CONNECT_SECONDS),
+        lambda error: isinstance(error, psycopg.OperationalError) and error.sqlstate is None,
+    )
 
 
 _reached: set[tuple[str, int]] = set()
@@ -137,7 +153,7 @@ def probe(url: str) -> None:
         return
     logging.getLogger("psycopg.pool").setLevel(logging.ERROR)  # our own line says what is wrong, once
     try:
-        psycopg.connect(url, connect_timeout=CONNECT_SECONDS).close()
+        connect(url).close()
     except psycopg.Error as error:
         raise ServerUnavailable(DATABASE, url, error) from None
     _reached.add(key)
@@ -174,10 +190,9 @@ async def take_advisory_lock_async(connection: AsyncConnection[Any], key: int) -
 
 def check_database(url: str) -> str:
     """A one-line description of the reachable database (its version); `ServerUnavailable` when it is not."""
-    import psycopg
 
     try:
-        with psycopg.connect(url, connect_timeout=CONNECT_SECONDS) as connection:
+        with connect(url) as connection:
             row = connection.execute("SHOW server_version").fetchone()
     except Exception as error:
         raise ServerUnavailable(DATABASE, url, error) from None

@@ -12,7 +12,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-from research_assistant.servers import ServerUnavailable, chroma_url
+from research_assistant.servers import ServerUnavailable, chroma_url, connect_with_retries
 
 CHROMA = "the Chroma server"
 
@@ -24,41 +24,56 @@ _clients_lock = threading.Lock()
 def server_client(url: str) -> Any:
     """A `chromadb.HttpClient` for the server at `url`, checked with a heartbeat; `ServerUnavailable` if down.
 
-    The client is made once per address and process, and checked at every call: making one costs about 60 ms of
-    CPU (Chroma builds two HTTP clients and asks the server four questions), and opening the repository asks for it
-    twice. A client whose server does not answer is dropped. For a plain `http` address Chroma's HTTP clients are
-    made without certificate checks, which such connections never make: otherwise each would load the system's
-    certificate bundle, about 20 ms of CPU.
+    A server that does not answer is tried again twice within about a second (a server restarting, a connection
+    dropped on the way). The client is made once per address and process, and checked at every call: making one
+    costs about 60 ms of CPU (Chroma builds two HTTP clients and asks the server four questions), and opening the
+    repository asks for it twice. A client whose server does not answer is dropped. For a plain `http` address
+    Chroma's HTTP clients are made without certificate checks, which such connections never make: otherwise each
+    would load the system's certificate bundle, about 20 ms of CPU.
     """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    with _clients_lock:
-        client = _clients.get(url)
-    try:
-        if client is None:
-            parts = urlsplit(url)
-            https = parts.scheme == "https"
-            client = chromadb.HttpClient(
-                host=parts.hostname or "localhost",
-                port=parts.port or (443 if https else 8000),
-                ssl=https,
-                settings=ChromaSettings(anonymized_telemetry=False, chroma_server_ssl_verify=None if https else False),
-            )
-        client.heartbeat()
-    except Exception as error:
+    def connect() -> Any:
         with _clients_lock:
-            _clients.pop(url, None)
+            client = _clients.get(url)
+        try:
+            if client is None:
+                parts = urlsplit(url)
+                https = parts.scheme == "https"
+                client = chromadb.HttpClient(
+                    host=parts.hostname or "localhost",
+                    port=parts.port or (443 if https else 8000),
+                    ssl=https,
+                    settings=ChromaSettings(
+                        anonymized_telemetry=False, chroma_server_ssl_verify=None if https else False
+                    ),
+                )
+            client.heartbeat()
+        except Exception:
+            with _clients_lock:
+                _clients.pop(url, None)
+            raise
+        return client
+
+    try:
+        client = connect_with_retries(connect, _unreachable)
+    except Exception as error:
         raise ServerUnavailable(CHROMA, url, _reason(error)) from None
     with _clients_lock:
         return _clients.setdefault(url, client)
 
 
-def _reason(error: BaseException) -> str:
+def _unreachable(error: BaseException) -> bool:
+    """Whether the server did not answer at all (rather than answering with an error)."""
     text = " ".join(str(error).split())
-    if "Could not connect" in text or "Connection refused" in text or "ConnectError" in type(error).__name__:
+    return "Could not connect" in text or "Connection refused" in text or "ConnectError" in type(error).__name__
+
+
+def _reason(error: BaseException) -> str:
+    if _unreachable(error):
         return "no server answers there (is `chroma run` started?)"
-    return text[:300] or type(error).__name__
+    return " ".join(str(error).split())[:300] or type(error).__name__
 
 
 def check_chroma(url: str) -> str:

@@ -106,7 +106,13 @@ async def open_postgres_checkpointer(url: str) -> AsyncIterator[AsyncPostgresSav
 
     await asyncio.to_thread(probe, url)
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        url, min_size=1, max_size=4, kwargs=connection_options(), open=False, timeout=CONNECT_SECONDS
+        url,
+        min_size=1,
+        max_size=4,
+        kwargs=connection_options(),
+        open=False,
+        timeout=CONNECT_SECONDS,
+        check=AsyncConnectionPool.check_connection,
     )
     try:
         await pool.open(wait=True, timeout=CONNECT_SECONDS)

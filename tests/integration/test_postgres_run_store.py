@@ -63,6 +63,18 @@ def test_records_traces_and_prefixes_as_embedded(store: PostgresRunStore) -> Non
     assert store.get("def333") is None and list(store.events("def333")) == []
 
 
+def test_a_pooled_connection_the_server_dropped_is_replaced_not_reported(store: PostgresRunStore) -> None:
+    """A server restarted or a connection cut by a proxy leaves dead connections in the pool: each is checked when
+    taken, and a fresh one opened, instead of the next statement failing with 'the connection is lost'."""
+    store.save(record("abc111"))
+    with psycopg.connect(store.url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    assert store.find("abc").run_id == "abc111"
+
+
 def test_a_run_another_machine_is_running_stays_running(store: PostgresRunStore) -> None:
     store.save(record("elsewhere", RunStatus.RUNNING, pid=999_999_999))  # no such process here
     store._query("UPDATE research_runs SET host = 'another-machine' WHERE run_id = 'elsewhere'")

@@ -1,0 +1,116 @@
+"""Connecting to a team server: what is tried again and what is said at once (`servers.connect_with_retries`),
+for the Chroma server's client and PostgreSQL connections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+
+from research_assistant import database, servers
+from research_assistant.knowledge import chroma_client
+from research_assistant.servers import ServerUnavailable, connect_with_retries
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(servers, "CONNECT_BACKOFF_SECONDS", 0.0)
+
+
+def flaky(failures: list[BaseException], result: Any = "connected") -> tuple[Any, list[int]]:
+    """A connect function that raises each of `failures` in turn, then returns `result`; and its call count."""
+    calls = [0]
+
+    def connect() -> Any:
+        calls[0] += 1
+        if calls[0] <= len(failures):
+            raise failures[calls[0] - 1]
+        return result
+
+    return connect, calls
+
+
+def test_a_transient_failure_is_tried_again_until_the_server_answers() -> None:
+    connect, calls = flaky([ConnectionError("refused"), ConnectionError("refused")])
+    assert connect_with_retries(connect, lambda error: isinstance(error, ConnectionError)) == "connected"
+    assert calls == [3]
+
+
+def test_a_server_that_stays_down_is_given_up_after_a_few_tries_with_its_own_error() -> None:
+    connect, calls = flaky([ConnectionError(f"refused {n}") for n in range(10)])
+    with pytest.raises(ConnectionError, match="refused 2"):
+        connect_with_retries(connect, lambda error: True)
+    assert calls == [servers.CONNECT_ATTEMPTS]
+
+
+def test_a_refusal_or_a_timeout_is_not_tried_again() -> None:
+    connect, calls = flaky([PermissionError("password authentication failed")])
+    with pytest.raises(PermissionError):
+        connect_with_retries(connect, lambda error: isinstance(error, ConnectionError))
+    assert calls == [1]
+    connect, calls = flaky([ConnectionError("connection timeout expired")])
+    with pytest.raises(ConnectionError):
+        connect_with_retries(connect, lambda error: True)
+    assert calls == [1]
+
+
+def test_postgres_connections_are_tried_again_only_while_the_server_does_not_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Refused(psycopg.OperationalError):
+        sqlstate = None
+
+    class WrongPassword(psycopg.OperationalError):
+        sqlstate = "28P01"
+
+    connect, calls = flaky([Refused("connection refused")])
+    monkeypatch.setattr(psycopg, "connect", lambda *args, **kwargs: connect())
+    assert database.connect("postgresql://db.example/research") == "connected"
+    assert calls == [2]
+
+    connect, calls = flaky([WrongPassword("password authentication failed")])
+    with pytest.raises(WrongPassword):
+        database.connect("postgresql://db.example/research")
+    assert calls == [1]
+
+
+def test_a_chroma_server_that_answers_on_the_second_try_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chromadb
+
+    beats = [0]
+
+    class Client:
+        def __init__(self, **settings: Any) -> None:
+            pass
+
+        def heartbeat(self) -> int:
+            beats[0] += 1
+            if beats[0] == 1:
+                raise ValueError("Could not connect to a Chroma server. Are you sure it is running?")
+            return 1
+
+    monkeypatch.setattr(chromadb, "HttpClient", Client)
+    monkeypatch.setattr(chroma_client, "_clients", {})
+    assert isinstance(chroma_client.server_client("http://127.0.0.1:9"), Client)
+    assert beats == [2]
+
+
+def test_a_chroma_server_that_answers_with_an_error_is_said_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chromadb
+
+    beats = [0]
+
+    class Client:
+        def __init__(self, **settings: Any) -> None:
+            pass
+
+        def heartbeat(self) -> int:
+            beats[0] += 1
+            raise ValueError("Unauthorized")
+
+    monkeypatch.setattr(chromadb, "HttpClient", Client)
+    monkeypatch.setattr(chroma_client, "_clients", {})
+    with pytest.raises(ServerUnavailable, match="Unauthorized"):
+        chroma_client.server_client("http://127.0.0.1:9")
+    assert beats == [1]
