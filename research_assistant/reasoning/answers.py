@@ -40,6 +40,13 @@ _ACRONYM_QUESTION = re.compile(
     r"(?:abbreviation|acronym|initialism|short)\s+(?:of|for)\b",
     re.IGNORECASE,
 )
+_NAMED_THEN_ASKED = re.compile(
+    r"^\s*[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?(?:\s+(?:in|of)\s+(?:an?\s+|the\s+)?[\w.:-]+)?\s*[:,–—-]?\s*"
+    r"(?:stands?\s+for|(?:is\s+)?short\s+for|abbreviates)\s+what\b",
+    re.IGNORECASE,
+)
+"""An abbreviation named first and asked of after it ('gtrid in an Xid - stands for what?', 'VERP: stands for
+what?')."""
 _REFERRING = frozenset({"that", "this", "it", "these", "those", "name", "term", "word"})
 """A word that points back to an abbreviation the question named before it ('What does that stand for?', 'bwdif
 - what is the name short for?')."""
@@ -103,7 +110,7 @@ added?'), not a condition after the question ('How long ..., when verification i
 _DEFAULT = re.compile(
     r"(?<!\ba )(?<!\ban )\bdefaults?\b|\b(?:nor|without|with no) an? default\b|\bby default\b"
     r"|\bfalls?\s+back\s+(?:on|to)\b"
-    r"|\bout[ -]of[ -]the[ -]box\b|\binitial(?:ly)? (?:value|setting)\b"
+    r"|\bout[ -]of[ -]the[ -]box\b|\bunconfigured\b|\binitial(?:ly)? (?:value|setting)\b"
     r"|\bunless (?:\w+ )?(?:configured|set|specified|told|changed) otherwise\b|\botherwise unset\b"
     r"|\bunless (?:changed|overridden|configured|specified)\b"
     r"|\b(?:settings?|values?|options?|parameters?|configuration|defaults?)\s+(?:are\s+|is\s+|stays?\s+|remains?\s+)?unchanged\b"
@@ -218,8 +225,8 @@ _WHICH_ONE = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were)\b)[\w-]+",
 """A question for one thing of a kind ('Which option ...?'), which 'instead of' narrows."""
 """Comparison words that, in a 'which tasks run daily rather than hourly' question, only narrow a selection."""
 _COMPARISON = re.compile(
-    r"\b(?:differ\w*|difference|compare\w*|comparison|versus|vs\.?|better|worse|faster|slower|"
-    r"rather than|instead of|unlike)\b",
+    r"\b(?:differ(?:s|ed|ing|ently)?|differences?|different\s+(?:from|than|between|to)|(?<=how\s)different|"
+    r"compare\w*|comparison|versus|vs\.?|better|worse|faster|slower|rather than|instead of|unlike)\b",
     re.IGNORECASE,
 )
 _CONTRASTED = re.compile(
@@ -792,7 +799,8 @@ _WHAT_DOES = re.compile(
     r"|^what (?:does|do) (?:\S+ ){1,3}?mean by (?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
     r"(?:a |an |the )?(.+?)[?.!]*$"
-    r"|^what (?:exactly )?(?:does|do|did) (?:a |an |the )?(.+?) (?:do|does|mean|return|print|produce|show|represent)\b"
+    r"|^what (?:exactly )?(?:does|do|did) (?:a |an |the )?(.+?) "
+    r"(?:do|does|mean|return|print|produce|show|represent|stand for)\b"
     r"|^what (?:is|are) (?:a |an |the )?(.+?) used for"
     r"|^what (?:counts|qualifies) as (?:a |an |the )?(.+?)[?.!]*$",
     re.IGNORECASE,
@@ -892,6 +900,9 @@ def asked_for(question: str) -> Asked:
         # 'What EAFP stands for in Python' is no question about 'in', nor 'VERP: stands for what?' about 'what'.
         if word.lower() not in STOPWORDS and (sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6)):
             return Asked("expansion", word)
+    named_first = _NAMED_THEN_ASKED.match(asking)
+    if named_first is not None and named_first.group(1).lower() not in STOPWORDS:
+        return Asked("expansion", named_first.group(1))
     bare = _BARE_ACRONYM.match(asking)
     if bare is not None:
         return Asked("expansion", bare.group(1))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from research_assistant.reasoning.answers import ATTRIBUTE_LINE, expanded_in, is_lead_in
 from research_assistant.reasoning.extractive.lexicon import AUXILIARY_VERBS, PRONOUN_STARTS
 from research_assistant.reasoning.extractive.sentences import (
+    API_SIGNATURE,
     COPULA,
     ENDS_SENTENCE,
     Sentence,
@@ -163,7 +164,9 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
         glossary = _GLOSSARY_TERM.match(heading) is not None and previous is not None and previous.text == heading
-        termed = is_term_line(heading) or glossary  # a definition list's term line, or a glossary's few words
+        # A definition list's term line, a glossary's few words, or an API entry's signature ('class
+        # structlog.BoundLoggerBase(logger, processors, context)' / 'Immutable context carrier.').
+        termed = is_term_line(heading) or glossary or API_SIGNATURE.fullmatch(heading) is not None
         described = not (is_informative(sentence.text) or _QUESTION_HEADING.match(sentence.text.strip()))
         if lead and termed and _is_entry(sentence.text) and described:
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,

@@ -692,6 +692,21 @@ def _keyed_by(key: str, names: set[str]) -> bool:
     )
 
 
+def _names_cell(row: str, names: set[str]) -> bool:
+    """Whether a cell of a table row, after its first, is an asked name, whole or by its last parts: a row keyed
+    by the release it changed in ('1.3.6 | 1.5.0 | Xapian::WritableDatabase::flush() | Use ... commit()') is
+    about the API it names for 'WritableDatabase::flush()'."""
+    for cell in row.split(" | ")[1:]:
+        cell = cell.strip()
+        if " " in cell:
+            continue
+        if cell in names or any(
+            cell.endswith(name) and cell[-len(name) - 1 : -len(name)] in (":", ".") for name in names
+        ):
+            return True
+    return False
+
+
 def _value_asked(asked: Asked) -> bool:
     """Whether the sub-question asks for a value, or gives no sign of what it asks (then the expected shape
     of the analysis decides)."""
@@ -714,7 +729,7 @@ def key_fit(names: set[str], candidate: Candidate, asked_words: frozenset[str] =
         entry = entry and bool(names_in(term)) and _keyed_by(term, names)
         return (ENTRY_KEY_BONUS, 1.0) if entry else (0.0, 1.0)
     keyed = _keyed_by(key, names) or (candidate.row and _keyed_by_words(key, asked_words))
-    if keyed:
+    if keyed or (candidate.row and _names_cell(candidate.quote, names)):
         return KEY_BONUS, 1.0
     if _built_on(key, names):
         return 0.0, 1.0  # 'prdr_enable' for PRDR: the entry of a setting named after the asked thing

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from research_assistant.reasoning.answers import CATEGORY_WORDS, IMPERATIVE, defined_phrase
-from research_assistant.reasoning.extractive.sentences import MAX_SENTENCE_CHARS
+from research_assistant.reasoning.extractive.sentences import API_SIGNATURE, MAX_SENTENCE_CHARS
 from research_assistant.reasoning.extractive.signals import defines, has_name, uses_term
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
 from research_assistant.text.spaces import collapse
@@ -16,7 +16,6 @@ _CONTRAST = re.compile(
     r"\b(?:than|whereas|while|unlike|compared|contrast|differ\w*|however|instead|but|both|neither)\b", re.IGNORECASE
 )
 _CATEGORY_WORDS = frozenset(content_terms(" ".join(CATEGORY_WORDS)))
-_SIGNATURE_LINE = re.compile(r"^@?[A-Za-z_][\w.]*\([^()\n]*\)[^\n]*\n")
 _INSTRUCTION = re.compile(
     r"\b(?:you can|you should|you must|you need to|to do (?:this|so)|use|call|run|set|pass|install|type|click|"
     r"open|create|add|enable|configure|select|with the|by calling|by setting)\b",
@@ -84,8 +83,12 @@ def entry_defines(quote: str, subject_terms: list[str], defined_heading: str = "
     """How much the quote defines the subject as the entry under its name (0.2, or 0.1 under a section
     heading), or None when it is no such entry: the place a manual defines a term, where a sentence of the form
     '<subject> is a ...' may stand anywhere."""
-    signature = _SIGNATURE_LINE.match(quote)
-    if signature and _names_subject(terms_of(signature.group()), subject_terms):
+    signature = API_SIGNATURE.match(quote)
+    if (
+        signature
+        and quote[signature.end() : signature.end() + 1] == "\n"
+        and _names_subject(_with_owners_left_out(terms_of(signature.group())), subject_terms)
+    ):
         return 0.2  # an API entry: the signature line, then what it does
     if defined_heading and _names_subject(terms_of(defined_heading), subject_terms, exact=True):
         if uses_term(quote, subject_terms):
@@ -95,6 +98,13 @@ def entry_defines(quote: str, subject_terms: list[str], defined_heading: str = "
         section = _TITLE_CASE.match(defined_heading) and not set(subject_terms) & set(terms_of(quote))
         return 0.1 if section else 0.2
     return None
+
+
+def _with_owners_left_out(terms: list[str]) -> list[str]:
+    """The terms with every shorter form of a dotted name: 'psycopg2.sql.identifi' also as 'sql.identifi' and
+    'identifi', as a question may name a member by its last parts ('sql.Identifier')."""
+    dotted = [term.split(".")[i:] for term in terms if "." in term for i in range(1, term.count(".") + 1)]
+    return [*terms, *(".".join(parts) for parts in dotted)]
 
 
 def _names_subject(terms: list[str], subject_terms: list[str], exact: bool = False) -> bool:

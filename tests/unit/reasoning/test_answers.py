@@ -1139,3 +1139,21 @@ def test_a_question_after_a_dash_that_names_its_own_subject_is_what_is_asked() -
     assert asked_for("the image docs say the format must be one PIL knows - what is PIL?") == Asked("expansion", "PIL")
     assert asked_for("Response.ok - which status codes count as ok?").kind == "list"
     assert asked_for("tokenmerge filter - what does it do?").kind is None  # it asks of its topic
+
+
+def test_a_different_thing_is_no_comparison_unless_it_differs_from_another() -> None:
+    question = "I want to try a different block size when compacting. Which block sizes are allowed?"
+    assert asked_for(question).kind == "list"  # the values one may give (see the test of allowed values above)
+    assert asked_for("How is source_pkgs different from source?").kind == "comparison"
+    assert asked_for("What are the different types of locks?").kind == "list"
+
+
+def test_an_abbreviation_named_first_and_asked_of_after_it_is_expanded() -> None:
+    assert asked_for("gtrid in an Xid - stands for what?") == Asked("expansion", "gtrid")
+    assert asked_for("REPL stands for what?") == Asked("expansion", "REPL")
+
+
+def test_what_a_name_stands_for_is_its_definition_when_it_is_no_abbreviation() -> None:
+    question = "What exactly does sql.Identifier stand for in the psycopg2.sql module?"
+    assert defined_term(question) == "sql.Identifier"
+    assert asked_for("unconfigured structlog: what does an unconfigured logger print?").kind == "default"

@@ -97,3 +97,46 @@ def test_a_version_note_does_not_outrank_the_description() -> None:
 def test_a_figure_with_its_unit_written_against_it_is_a_figure() -> None:
     assert numbers_in("Default: 50M, retried for 5d, cached for 3600s or 100KiB") == ["50", "5", "3600", "100"]
     assert numbers_in("a 2xx code, the 3rd try") == []
+
+
+API_REFERENCE = Passage(
+    source_id="S-api",
+    title="API Reference",
+    score=0.03,
+    text=(
+        "To make it easy for you, the library comes with the class structlog.BoundLoggerBase which takes care of "
+        "all data binding duties so you just add your own logging methods.\n\n"
+        "class structlog.BoundLoggerBase(logger, processors, context)[source]\n\nImmutable context carrier.\n\n"
+        "Doesn’t do any actual logging; examples for useful subclasses are listed below.\n\n"
+        "class psycopg2.sql.Identifier(*strings)\n\n"
+        "A Composable representing an SQL identifier or a dot-separated sequence."
+    ),
+)
+
+
+def test_an_api_entry_defines_its_class_by_the_line_under_its_signature_however_short() -> None:
+    found = evidence("What is structlog.BoundLoggerBase, in one phrase?", [API_REFERENCE])
+    assert found[0].quote.endswith("Immutable context carrier.")
+    found = evidence("What exactly does sql.Identifier stand for?", [API_REFERENCE])
+    assert found[0].quote.endswith("A Composable representing an SQL identifier or a dot-separated sequence.")
+
+
+def test_a_table_row_that_names_the_asked_api_in_a_later_cell_is_about_it() -> None:
+    table = Passage(
+        source_id="S-deprecated",
+        title="Deprecation",
+        score=0.03,
+        text=(
+            "Deprecated | Removed | Feature name | Upgrade suggestion and comments\n"
+            "1.0.0 | 1.1.0 | QueryParser::parse_query() throwing const char * exception. | Catch "
+            "Xapian::QueryParserError instead of const char *.\n"
+            "1.1.0 | 1.3.0 | Enquire::register_match_decider() | This method didn't do anything, so just remove calls "
+            "to it!\n"
+            "1.1.0 | 1.3.0 | Deprecated code that calls Database::keep_alive() | Call the new Database::reopen() "
+            "instead, which old code should call now.\n"
+            "1.3.6 | 1.5.0 | Xapian::WritableDatabase::flush() | Use Xapian::WritableDatabase::commit() instead "
+            "(available since 1.1.0).\n"
+        ),
+    )
+    question = "Our old code calls WritableDatabase::flush(), which is now deprecated. What should we call instead?"
+    assert "Use Xapian::WritableDatabase::commit() instead" in evidence(question, [table])[0].quote
