@@ -35,7 +35,6 @@ from research_assistant.context import Context
 from research_assistant.knowledge.passages import keyed_passages, paragraphs_where, sections_headed, widen_passages
 from research_assistant.nodes.reasoner_notices import reasoner_notices, usage_of
 from research_assistant.progress import emit
-from research_assistant.reasoning.answers import asked_for, defined_term, expanded_in
 from research_assistant.reasoning.base import Reasoner, Step, joined
 from research_assistant.schemas import (
     Evidence,
@@ -105,15 +104,12 @@ async def _extract_one(
         source_ids=source_ids,
         alternatives=[*sub_question.queries, *_widened(sub_question.text)],
     )
-    asked = asked_for(sub_question.text)
-    term = defined_term(sub_question.text) if asked.kind == "definition" else ""  # the term a definition asks of
-    keyed = await asyncio.to_thread(keyed_passages, _keys(sub_question.text, term), source_ids, text_of)
-    if asked.kind == "expansion":  # an acronym is spelled out once, where retrieval may not look
-        spelled = functools.partial(expanded_in, asked.acronym)
-        keyed += await asyncio.to_thread(paragraphs_where, spelled, source_ids, text_of)
-    if term and asked_for(question).kind == "definition":  # a term is defined atop its section; a plan's
-        # 'Definition of Apache' beside another question would read every page that opens with the product's name
-        keyed += await asyncio.to_thread(sections_headed, term, source_ids, text_of)
+    lookups = services.reasoner.lookups(question, sub_question)
+    keyed = await asyncio.to_thread(keyed_passages, _keys(sub_question.text, lookups.term), source_ids, text_of)
+    if lookups.acronym:  # an acronym is spelled out once, where retrieval may not look
+        keyed += await asyncio.to_thread(paragraphs_where, lookups.spells_out, source_ids, text_of)
+    if lookups.sections:  # a term is defined atop its section
+        keyed += await asyncio.to_thread(sections_headed, lookups.term, source_ids, text_of)
     if not passages and not keyed:
         return Step([])
     passages = await asyncio.to_thread(widen_passages, [*passages, *keyed], text_of)

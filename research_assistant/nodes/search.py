@@ -13,7 +13,6 @@ task to the first round: the local documents that spell it out
 
 from __future__ import annotations
 
-import functools
 import operator
 from typing import Annotated, Any
 
@@ -25,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from research_assistant.context import Context
 from research_assistant.progress import emit
-from research_assistant.reasoning.answers import asked_for, expanded_in
+from research_assistant.reasoning.lookups import Lookups
 from research_assistant.schemas import Notice
 from research_assistant.search.base import WordLookup
 from research_assistant.search.fusion import select
@@ -93,13 +92,11 @@ def dispatch_queries(state: ResearchState, runtime: Runtime[Context]) -> list[Se
         if normalize_query(query.text) not in done
     ]
     if state.iteration == 0 and state.plan and state.plan.sub_questions:
-        question = state.plan.sub_questions[0]
-        asked = asked_for(question.text)
-        if asked.kind == "expansion" and asked.acronym:
+        first = state.plan.sub_questions[0]
+        acronym = services_of(runtime.context).reasoner.lookups(state.question, first).acronym
+        if acronym:
             tasks.append(
-                Send(
-                    "look_up_expansion", ExpansionTask(acronym=asked.acronym, sub_question_id=question.id, limit=limit)
-                )
+                Send("look_up_expansion", ExpansionTask(acronym=acronym, sub_question_id=first.id, limit=limit))
             )
     return tasks or "select_sources"
 
@@ -121,7 +118,7 @@ async def run_query(state: SearchTask, runtime: Runtime[Context]) -> dict[str, A
 async def look_up_expansion(state: ExpansionTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """The local documents that spell out the acronym the question asks about, as hits for the question itself:
     a manual spells an acronym out once, often on a page about something else, which no query ranks high."""
-    holds = functools.partial(expanded_in, state.acronym)
+    holds = Lookups(acronym=state.acronym).spells_out
     hits: list[Hit] = []
     for provider in services_of(runtime.context).providers:
         if isinstance(provider, WordLookup):

@@ -7,9 +7,9 @@ returns a `Step`: its value, with what went wrong in that call (a fallback, an
 unusable reply) and what its models spent, which the node passes on to the
 run's progress and state. A step's notices and usage are its own, so steps
 that run at once (a round's extractions) never take each other's. Besides the
-steps, a reasoner says whether the run's budget is nearly spent, and may score
-the finished report. `WithoutModels` gives those answers for a reasoner that
-calls no model.
+steps, a reasoner says whether the run's budget is nearly spent, may score
+the finished report, and says what to look up beside retrieval (`lookups`).
+`WithoutModels` gives those answers for a reasoner that calls no model.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Generic, Protocol, TypeVar
 
 from research_assistant.context import DepthProfile
 from research_assistant.echo import series
+from research_assistant.reasoning.lookups import Lookups, lookups_for
 from research_assistant.schemas import (
     Evidence,
     ModelUsage,
@@ -149,12 +150,24 @@ class Reasoner(Protocol):
         """A judge's scores for the finished report; None when there is no judge or it could not run."""
         ...
 
+    def lookups(self, question: str, sub_question: SubQuestion) -> Lookups:
+        """What to look up in the documents for `sub_question` beside retrieval (an abbreviation's expansion, a
+        term's entry)."""
+        ...
+
     def budget_reached(self) -> str | None:
         """The budget cap most of which the run has spent, so research should stop; None while there is room."""
         ...
 
 
-class WithoutModels:
+class ByWording:
+    """`Reasoner.lookups` by the question-reading rules both reasoners share (`reasoning.lookups`)."""
+
+    def lookups(self, question: str, sub_question: SubQuestion) -> Lookups:
+        return lookups_for(question, sub_question.text)
+
+
+class WithoutModels(ByWording):
     """The answers of a reasoner that calls no model: nothing spent, nothing to say, no judge."""
 
     confidence_threshold: float | None = None

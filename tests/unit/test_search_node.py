@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from langgraph.runtime import Runtime
-from support.fakes import FakeDocuments, FakeProvider, fake_context, fake_services
+from support.fakes import FakeDocuments, FakeProvider, FakeReasoner, fake_context, fake_services
 
 from research_assistant.context import Context
 from research_assistant.nodes.search import SearchPhase, run_query, select_sources
@@ -224,3 +224,21 @@ async def test_a_search_api_is_asked_for_its_own_number_of_results_and_the_local
         Runtime(context=context_with(Counting(docs, name="tavily", source_types=WEB), Counting(docs, name="local"))),
     )
     assert asked == {"tavily": 6, "local": 3}
+
+
+def test_the_abbreviation_looked_up_is_the_one_the_reasoner_reads_in_the_first_sub_question() -> None:
+    """Nodes read no wording themselves: what to look up beside retrieval is the reasoner's `lookups`."""
+    from research_assistant.nodes.search import dispatch_queries
+    from research_assistant.reasoning.lookups import Lookups
+    from research_assistant.state import ResearchState
+
+    class ReadsAnAbbreviation(FakeReasoner):
+        def lookups(self, question: str, sub_question: SubQuestion) -> Lookups:
+            return Lookups(acronym="TTL" if sub_question.id == "q1" else "")
+
+    plan = ResearchPlan(sub_questions=[SubQuestion(id="q1", text="expiry")], min_sources=1, min_evidence_per_question=1)
+    state = ResearchState(question="q", plan=plan, pending_queries=[SearchQuery(text="expiry", sub_question_id="q1")])
+    for reasoner, looked_up in ((FakeReasoner(), []), (ReadsAnAbbreviation(), ["TTL"])):
+        sends = dispatch_queries(state, Runtime(context=fake_context(fake_services(reasoner))))
+        assert isinstance(sends, list)
+        assert [send.arg.acronym for send in sends if send.node == "look_up_expansion"] == looked_up

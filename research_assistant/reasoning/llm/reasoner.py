@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from research_assistant.context import Context, DepthProfile
-from research_assistant.reasoning.base import Fallback, Step
+from research_assistant.reasoning.base import ByWording, Fallback, Step
 from research_assistant.reasoning.confidence import confidence_score
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.planning import framed_plan
@@ -126,7 +126,7 @@ def _step(
     return decorate
 
 
-class LLMReasoner:
+class LLMReasoner(ByWording):
     """Gemini (or any LangChain chat model) per role, with the extractive reasoner as the per-step fallback.
 
     One serves one run: its caller holds the run's models, budget and usage, and `context` the run's kinds of
