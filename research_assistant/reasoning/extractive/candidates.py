@@ -35,9 +35,13 @@ ANNOTATED_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*\s+\([^()]{1,60}\)
 'message_size_limit (default: 10240000)'), which the description under it does not repeat."""
 _ENTRY_TERM = re.compile(r"^[%$@.\-]{0,2}[A-Za-z_][\w.:/-]*(?<!:)$")
 _FIELD = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*\S")
-_FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3}:\s+\S[^\n]{0,100}$")
+_FIELD_LINE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+| [A-Z][a-z]+){0,3}:\s+\S[^\n]{0,100}$")
 """A labelled field on a line of its own under a term line ('Grammar: max-cache-ttl <duration>;', 'Blocks: options,
-view', 'Type of value: File name relative to ca-directory'): the entry's metadata, not a heading of its own."""
+view', 'Type of value: File name relative to ca-directory') or a heading ('Supported Python Versions: 3.7 and
+later'): the entry's metadata, not a heading of its own."""
+_FIGURE_FIELD = re.compile(r"^\S+(?: \S+){1,3}:\s+[<>=~^]*v?\d")
+"""A field whose label is a phrase and whose value begins with a figure ('Supported Python Versions: 3.7 and
+later'): not one that names something ('Signal: USR1'), nor a program's output under an example ('Count: 42')."""
 _VALUE_FIELD = re.compile(
     r"^(?:default(?: value)?|maximum|minimum|max|min|range|limit|allowed values|possible values)\s*:\s*\S"
     r"|^default\s+[\d\"'`][^\s.]*\.?$",
@@ -138,6 +142,7 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             # value ('Default: 50') is quoted under that term.
             under_heading = after_heading
             valued = is_informative(sentence.text) or is_value_field(sentence.text)
+            valued = valued or _FIGURE_FIELD.match(sentence.text.strip()) is not None
             if valued and not sentence.text.rstrip().endswith(";"):
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
@@ -374,6 +379,12 @@ _HEADING_MAX_WORDS = 10
 _HEADING_START = re.compile(r"^(?:#+\s*)?(?:(?:\d+\.)+\d*\s+)?(?:[A-Za-z_@]|[%$.-]{1,2}\w)")
 _STATEMENT = re.compile(r"\s=\s|[;{]$")
 """An assignment or a statement of code: a line of an example, never a heading or a term."""
+_CODE_STATEMENT = re.compile(
+    r"^(?:return|raise|yield|await)\s+(?:[\"'(]|[A-Z]\w*(?:Error|Exception|Warning)\b|[\w.]+\(|\d)|^[bBuU][\"']"
+)
+"""A line of a code example or of its output, shaped like a term line: a statement that returns, raises or awaits
+something ('return "<MyObject>"', 'raise NotImplementedError', 'await resp.text()'), or a bytes or unicode literal
+printed by Python ("b'\\x1b[01m'", "u'Deutschland'"). Not a builtin's own entry ('return [n]')."""
 _LITERAL_CALL = re.compile(r"[\w.]+\(\s*[uUbBrRfF]?[\"'].*\)")
 """A call whose first argument is a string literal ('print("WebSocket closed")', 'self.write(u"You said: " + m)'): a
 line of code, where an entry's signature names its parameters ('setConfig(key, value)', "open(file, mode='r')")."""
@@ -454,7 +465,7 @@ def _is_heading(sentence: Sentence, following: Sentence | None) -> bool:
     if following is None or following.segment == sentence.segment:
         return False
     text = sentence.text.strip()
-    if _LITERAL_CALL.fullmatch(text):
+    if _LITERAL_CALL.fullmatch(text) or _CODE_STATEMENT.match(text):
         return False  # 'print("WebSocket closed")': a call in an example, not an entry's signature
     if _SYMBOL_TERM.fullmatch(text) or _quoted_terms(text):
         return True

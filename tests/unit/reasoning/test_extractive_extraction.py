@@ -691,6 +691,33 @@ def test_a_question_after_a_code_line_is_an_faq_heading_not_the_lines_descriptio
     assert answer.section == "Does SQLAlchemy support ALTER TABLE, CREATE VIEW, CREATE TRIGGER?"
 
 
+def test_a_labelled_field_that_states_a_figure_is_evidence_not_a_heading() -> None:
+    text = (
+        "Project Information\n\nGet Help: please use the structlog tag on Stack Overflow\n\n"
+        "Supported Python Versions: 3.7 and later\n\nPyPI\n\nSource Code"
+    )
+    found = {c.quote: c.heading for c in candidates([Passage(source_id="s1", text=text)])}
+    assert found["Supported Python Versions: 3.7 and later"] == "Project Information"
+    output = "Counting\n\n$ cli dist\n\nCount: 42\n\nThat is all of the output here."
+    assert not any(c.quote == "Count: 42" for c in candidates([Passage(source_id="s1", text=output)]))
+    question = "Which Python versions does structlog support?"
+    passage = Passage(source_id="s1", title="structlog", text=text)
+    found_evidence = extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 1, Embedder())
+    assert found_evidence[0].quote == "Supported Python Versions: 3.7 and later"
+
+
+def test_the_last_line_of_a_code_example_or_its_output_heads_nothing() -> None:
+    """'return "<MyObject>"' or "u'Deutschland'", alone on a line under an example, is code, not the term or title
+    of the paragraph after it; a builtin's own entry ('return [n]') still heads its description."""
+    for code in ('return "<MyObject>"', "raise NotImplementedError", "await resp.text()", "u'Deutschland'"):
+        text = f"Advanced exclusion\n\nFor example:\n\n{code}\n\nExcluded code is executed as usual, and recorded."
+        answer = next(c for c in candidates([Passage(source_id="s1", text=text)]) if c.quote.startswith("Excluded"))
+        assert answer.heading != code
+    text = "return [n]\n\nCauses a function to stop executing and return the value specified by n to its caller."
+    answer = next(c for c in candidates([Passage(source_id="s1", text=text)]) if c.quote.startswith("Causes"))
+    assert answer.heading == "return [n]"
+
+
 def test_a_title_that_spells_out_an_abbreviation_its_text_uses_answers_what_it_stands_for() -> None:
     text = (
         "FFmpeg Automated Testing Environment\n\nIntroduction\n\n"
