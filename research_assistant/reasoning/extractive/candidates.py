@@ -169,9 +169,11 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
                 add(sentence.start, sentence.end, sentence.text, heading, lead)
             continue
         glossary = _GLOSSARY_TERM.match(heading) is not None and previous is not None and previous.text == heading
-        # A definition list's term line, a glossary's few words, or an API entry's signature ('class
-        # structlog.BoundLoggerBase(logger, processors, context)' / 'Immutable context carrier.').
-        termed = is_term_line(heading) or glossary or API_SIGNATURE.fullmatch(heading) is not None
+        # A definition list's term line, a glossary's few words, or an API entry's signature over the phrase a
+        # docstring opens with ('class structlog.BoundLoggerBase(logger, processors, context)' / 'Immutable context
+        # carrier.'; not a label such as '410 Gone').
+        docstring = API_SIGNATURE.fullmatch(heading) is not None and sentence.text.rstrip().endswith(".")
+        termed = is_term_line(heading) or glossary or docstring
         described = not (is_informative(sentence.text) or _QUESTION_HEADING.match(sentence.text.strip()))
         if lead and termed and _is_entry(sentence.text) and described:
             # A definition-list entry: the term line and its short description ('%ar' / 'author date,

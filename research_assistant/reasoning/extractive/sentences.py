@@ -59,10 +59,10 @@ MAX_SENTENCE_CHARS = 420
 """Longer spans are split at semicolons; anything still longer than twice this is not evidence."""
 API_SIGNATURE = re.compile(
     r"^@?(?:(?:class|exception|function|property|attribute|data|(?:abstract|async|static|class)?method)\s+)?"
-    r"[A-Za-z_][\w.:]*\([^()\n]*\)[^\n]*"
+    r"(?P<name>[A-Za-z_][\w.:]*)\([^()\n]*\)[^\n]*"
 )
-"""The line an API reference heads an entry with: a name and its parameters, after the kind of thing it is
-('class psycopg2.sql.Identifier(*strings)', 'get_logger(*args)', 'Xapian::Database::compact(...)')."""
+"""The line an API reference heads an entry with: a name (group `name`) and its parameters, after the kind of
+thing it is ('class psycopg2.sql.Identifier(*strings)', 'get_logger(*args)', 'Xapian::Database::compact(...)')."""
 
 
 @dataclass(frozen=True)

@@ -87,9 +87,11 @@ def entry_defines(quote: str, subject_terms: list[str], defined_heading: str = "
     if (
         signature
         and quote[signature.end() : signature.end() + 1] == "\n"
-        and _names_subject(_with_owners_left_out(terms_of(signature.group())), subject_terms)
+        and _names_subject(_with_owners_left_out(terms_of(signature.group("name"))), subject_terms)
     ):
-        return 0.2  # an API entry: the signature line, then what it does
+        # An API entry: the signature line, then what it does. Its name must name the subject: its parameters
+        # ('LocalStack(context_var=None)') or its module ('werkzeug.local') do not make it a 'context local'.
+        return 0.2
     if defined_heading and _names_subject(terms_of(defined_heading), subject_terms, exact=True):
         if uses_term(quote, subject_terms):
             return None  # 'As indicated above, some backends use delayed file delivery.' speaks of it

@@ -119,6 +119,13 @@ def test_an_api_entry_defines_its_class_by_the_line_under_its_signature_however_
     assert found[0].quote.endswith("Immutable context carrier.")
     found = evidence("What exactly does sql.Identifier stand for?", [API_REFERENCE])
     assert found[0].quote.endswith("A Composable representing an SQL identifier or a dot-separated sequence.")
+    from research_assistant.reasoning.extractive.candidates import candidates
+
+    status = (
+        "exception werkzeug.exceptions.Gone(description=None, response=None)\n\n410 Gone\n\n"
+        "Raise if a resource existed previously and went away without new location."
+    )
+    assert not any("410 Gone" in c.quote for c in candidates([Passage(source_id="s", text=status)]))  # a label
 
 
 def test_a_table_row_that_names_the_asked_api_in_a_later_cell_is_about_it() -> None:
@@ -140,3 +147,13 @@ def test_a_table_row_that_names_the_asked_api_in_a_later_cell_is_about_it() -> N
     )
     question = "Our old code calls WritableDatabase::flush(), which is now deprecated. What should we call instead?"
     assert "Use Xapian::WritableDatabase::commit() instead" in evidence(question, [table])[0].quote
+
+
+def test_an_api_entry_defines_what_its_name_names_not_what_its_parameters_or_module_do() -> None:
+    from research_assistant.reasoning.extractive.shapes import entry_defines
+    from research_assistant.text.tokens import terms_of
+
+    stack = "class werkzeug.local.LocalStack(context_var=None)\n\nCreate a stack of context-local data."
+    assert entry_defines(stack, terms_of("context local")) is None  # its module and a parameter, not its name
+    assert entry_defines(stack, terms_of("LocalStack")) == 0.2
+    assert entry_defines(stack, terms_of("local.LocalStack")) == 0.2
