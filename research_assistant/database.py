@@ -74,6 +74,12 @@ def connection_options() -> dict[str, Any]:
     return {"autocommit": True, "prepare_threshold": None, "connect_timeout": CONNECT_SECONDS, "row_factory": dict_row}
 
 
+def pool_options() -> dict[str, Any]:
+    """What every pool of ours is opened with besides its connection check (`check_connection`, which replaces a
+    connection the server closed when it is taken): up to 4 connections, opened by the caller."""
+    return {"min_size": 1, "max_size": 4, "kwargs": connection_options(), "open": False, "timeout": CONNECT_SECONDS}
+
+
 @functools.cache
 def pool_for(url: str, pid: int) -> ConnectionPool[Any]:
     """One pool per database and process (a forked child opens its own); tables created on its first use."""
@@ -81,15 +87,7 @@ def pool_for(url: str, pid: int) -> ConnectionPool[Any]:
     from psycopg_pool import ConnectionPool, PoolTimeout
 
     probe(url)
-    pool: ConnectionPool[Any] = ConnectionPool(
-        url,
-        min_size=1,
-        max_size=4,
-        kwargs=connection_options(),
-        open=False,
-        timeout=CONNECT_SECONDS,
-        check=ConnectionPool.check_connection,
-    )
+    pool: ConnectionPool[Any] = ConnectionPool(url, **pool_options(), check=ConnectionPool.check_connection)
 
     try:
         pool.open(wait=True, timeout=CONNECT_SECONDS)

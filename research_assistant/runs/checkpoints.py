@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from research_assistant.database import (
     DATABASE,
     SETUP_LOCK,
-    connection_options,
+    pool_options,
     pool_problem,
     probe,
     take_advisory_lock_async,
@@ -106,13 +106,7 @@ async def open_postgres_checkpointer(url: str) -> AsyncIterator[AsyncPostgresSav
 
     await asyncio.to_thread(probe, url)
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        url,
-        min_size=1,
-        max_size=4,
-        kwargs=connection_options(),
-        open=False,
-        timeout=CONNECT_SECONDS,
-        check=AsyncConnectionPool.check_connection,
+        url, **pool_options(), check=AsyncConnectionPool.check_connection
     )
     try:
         await pool.open(wait=True, timeout=CONNECT_SECONDS)

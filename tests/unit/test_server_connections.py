@@ -75,7 +75,9 @@ def test_postgres_connections_are_tried_again_only_while_the_server_does_not_ans
     assert calls == [1]
 
 
-def test_a_chroma_server_that_answers_on_the_second_try_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+def fake_chroma(monkeypatch: pytest.MonkeyPatch, answers: list[BaseException | int]) -> list[int]:
+    """Chroma's HTTP client replaced by one whose heartbeats give `answers` in turn (an error is raised); the number
+    of heartbeats asked."""
     import chromadb
 
     beats = [0]
@@ -85,32 +87,27 @@ def test_a_chroma_server_that_answers_on_the_second_try_is_used(monkeypatch: pyt
             pass
 
         def heartbeat(self) -> int:
+            answer = answers[min(beats[0], len(answers) - 1)]
             beats[0] += 1
-            if beats[0] == 1:
-                raise ValueError("Could not connect to a Chroma server. Are you sure it is running?")
-            return 1
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer
 
     monkeypatch.setattr(chromadb, "HttpClient", Client)
     monkeypatch.setattr(chroma_client, "_clients", {})
-    assert isinstance(chroma_client.server_client("http://127.0.0.1:9"), Client)
-    assert beats == [2]
+    return beats
+
+
+def test_a_chroma_server_that_answers_on_the_second_try_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    beats = fake_chroma(
+        monkeypatch, [ValueError("Could not connect to a Chroma server. Are you sure it is running?"), 1]
+    )
+    assert chroma_client.server_client("http://127.0.0.1:9").heartbeat() == 1
+    assert beats == [3]  # two tries, then the test's own heartbeat
 
 
 def test_a_chroma_server_that_answers_with_an_error_is_said_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import chromadb
-
-    beats = [0]
-
-    class Client:
-        def __init__(self, **settings: Any) -> None:
-            pass
-
-        def heartbeat(self) -> int:
-            beats[0] += 1
-            raise ValueError("Unauthorized")
-
-    monkeypatch.setattr(chromadb, "HttpClient", Client)
-    monkeypatch.setattr(chroma_client, "_clients", {})
+    beats = fake_chroma(monkeypatch, [ValueError("Unauthorized")])
     with pytest.raises(ServerUnavailable, match="Unauthorized"):
         chroma_client.server_client("http://127.0.0.1:9")
     assert beats == [1]
