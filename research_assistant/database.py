@@ -188,7 +188,6 @@ async def take_advisory_lock_async(connection: AsyncConnection[Any], key: int) -
 
 def check_database(url: str) -> str:
     """A one-line description of the reachable database (its version); `ServerUnavailable` when it is not."""
-
     try:
         with connect(url) as connection:
             row = connection.execute("SHOW server_version").fetchone()
