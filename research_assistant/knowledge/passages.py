@@ -41,17 +41,29 @@ _SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 
 
 def is_navigation_line(line: str) -> bool:
-    """Whether a line is a page's navigation: 'Prev | Up | Home | Next', 'Next: X, Previous: Y, Up: Z',
-    or a bare section number left of a breadcrumb ('25.1.6')."""
+    """Whether a line is a page's navigation: 'Prev | Up | Home | Next' or 'Next: X, Previous: Y, Up: Z'. (A bare
+    section number is navigation only beside such a line: see `_navigation_lines`.)"""
     text = line.strip()
     if not text or len(text) > 200:
         return False
-    if _SECTION_NUMBER.match(text):
-        return True
     if _TEXINFO_NAV.match(text):
         return sum(label in text.lower() for label in ("next:", "previous:", "prev:", "up:")) >= 2
     cells = [cell.strip().strip("[]()").lower() for cell in _NAV_SEPARATORS.split(text) if cell.strip()]
     return len(cells) >= 2 and sum(cell in _NAV_WORDS for cell in cells) >= 2
+
+
+def _navigation_lines(lines: Sequence[str]) -> set[int]:
+    """The indices of the navigation lines, and of a bare section number ('25.1.6') next to one (blank lines
+    between aside), as it stands left of a breadcrumb. Elsewhere a bare number is content ('1.7', a code example's
+    output), and dropping it would make a quote that spans it no span of the document."""
+    navigation = {i for i, line in enumerate(lines) if is_navigation_line(line)}
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    for position, i in enumerate(filled):
+        if _SECTION_NUMBER.match(lines[i].strip()):
+            beside = filled[max(0, position - 1) : position] + filled[position + 1 : position + 2]
+            if any(j in navigation for j in beside):
+                navigation.add(i)
+    return navigation
 
 
 def _is_boundary(text: str, end: int) -> bool:
@@ -204,7 +216,9 @@ def _trimmed(text: str) -> str:
 
 def _clean(text: str) -> str:
     """Without navigation lines, and without a last heading whose section the passage does not hold."""
-    lines = [line for line in text.split("\n") if not is_navigation_line(line)]
+    every = text.split("\n")
+    navigation = _navigation_lines(every)
+    lines = [line for i, line in enumerate(every) if i not in navigation]
     while lines and not lines[-1].strip():
         lines.pop()
     if len(lines) >= 3 and not lines[-2].strip():

@@ -122,3 +122,19 @@ def test_the_opening_of_a_section_headed_by_a_term_is_a_passage_for_its_definiti
     assert 'called "shared networks"' in found[0].text
     assert document[found[0].start :].startswith(found[0].text)
     assert sections_headed("shared net", ["doc"], {"doc": document}.get) == []  # whole words only
+
+
+CODE_PAGE = (
+    "What to return from a function\n\n"
+    "Note that integers will also be returned as floats:\n\n"
+    '>>> e("float()")\n1.7\n>>> e("int()")\n1.0\n>>> int( e("int()") )\n1\n\n'
+    "As the last example shows, you can pass the results back.\n\n"
+    "Prev | Up | Home | Next\n\n25.1.6\n\n"
+)
+
+
+def test_a_bare_number_is_content_unless_it_stands_beside_navigation() -> None:
+    chunk = Passage(source_id="ext", text="Note that integers will also be returned as floats:", score=0.5, start=30)
+    [wide] = widen_passages([chunk], {"ext": CODE_PAGE}.get, margin=200)
+    assert '>>> e("float()")\n1.7\n>>> e("int()")\n1.0' in wide.text  # a code example's output stays
+    assert "25.1.6" not in wide.text and "Prev | Up" not in wide.text  # a section number beside a breadcrumb goes
