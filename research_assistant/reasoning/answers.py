@@ -32,6 +32,7 @@ _ACRONYM_QUESTION = re.compile(
     r"\b(?:what|which)\s+(?:does|do|did|is|are)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+|term\s+|name\s+|word\s+)?"
     r"[\"'“‘(]?([A-Za-z][A-Za-z0-9]{1,9})[\"'”’)]?\s+(?:acronym\s+|abbreviation\s+)?"
     r"(?:(?:part|letters|prefix|bit)\s+|in\s+(?:the\s+)?[\w.]+\s+)?"  # 'the LRU part', 'the LRU in LRUCache'
+    r"(?:(?:two|three|both)\s+)?(?:(?:labels|abbreviations|acronyms|prefixes|names)\s+)?"  # 'these two labels'
     r"(?:stand\s+for|short\s+for|abbreviate|mean(?!\s+by\b)|expand\s+to|refer\s+to)\b"
     r"|\b(?:expand|expansion\s+of|full\s+(?:name|form)\s+of|abbreviation\s+for|stands?\s+for|"
     r"meaning\s+of\s+(?:the\s+)?(?=acronym|abbreviation|initialism))\s*(?:the\s+)?"
@@ -58,6 +59,18 @@ _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _BARE_ACRONYM = re.compile(
     r"^\s*(?i:what\s+(?:is|are)\s+(?:an?\s+|the\s+)?)([A-Z][A-Z0-9]{1,8})s?\s*(?:\?|$|\b(?i:in|for)\b)"
 )
+_ACRONYM_MEANING = re.compile(
+    r"(?<![\w.-])([A-Z][A-Z0-9]{1,8})s?\s+(?i:meaning|acronym|abbreviation|stands\s+for)\s*\??\s*$"
+)
+"""A search typed as keywords that ends on an abbreviation and what is wanted of it ('... XSS meaning?')."""
+_ORDER_ASKED = re.compile(r"^\s*in\s+(?:what|which)\s+(?:order|sequence)\b", re.IGNORECASE)
+_TERSE_YES_NO = re.compile(
+    r"\b(?:allowed|possible|supported|permitted|required|mandatory|safe|thread-safe)\s*\?\s*$"
+    r"|^[^?:]{2,60}(?::|\s[-–—])\s+[a-z]+s\b[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+"""A question typed as keywords that asks whether something may be done or does something ('named block inside a
+def allowed?', 'in-memory transport: works across separate processes?')."""
 _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|does|do|did|should|will|would|has|have|had|was|were|may|must|might|whether)\b",
     re.IGNORECASE,
@@ -68,7 +81,12 @@ _LIMIT_EXISTS = re.compile(
     re.IGNORECASE,
 )
 """'Is there a cap on how many servers a backend can hold?' asks for the limit, which 'yes' does not give."""
-_CONTEXT_PREFIX = re.compile(r"^(?:in|for|within|on|with|using|under)\s[^,?]{1,60},\s*", re.IGNORECASE)
+_CONTEXT_PREFIX = re.compile(
+    r"^(?:in|for|within|on|with|using|under)\s(?!(?:what|which|whose|how)\b)(?:[^,?(]|\([^?]{0,80}?\)){1,60},\s*",
+    re.IGNORECASE,
+)
+"""A context phrase before the question ('In SQLite, ...'); a call's parameters in it count as one thing ('In
+execute(self, context, self_node), what is self_node?'). 'In what order are ..., ...?' is the question itself."""
 _VERSUS = re.compile(r"\b(?:vs\.?|versus)\s", re.IGNORECASE)
 _TOPIC_PREFIX = re.compile(r"^[^:?]{2,40}:\s+(?=(?:what|which|how|when|where|why|who)\b)", re.IGNORECASE)
 """A topic and a colon before the question ('client tracing: which signal fires ...?')."""
@@ -92,6 +110,7 @@ _PREMISE = re.compile(
     r"^\s*(?:(?=(?:when|if)\b)[^?]*?\.\s+|(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
     r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+)))"
     r"(?=(?:(?:at|in|on|for|by|with|from|to|under|within)\s+(?=wh))?"
+    r"(?:(?:in|for|within|on|with|using|under)\s(?:[^,?(]|\([^?]{0,80}?\)){1,60},\s*)?"
     r"(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
@@ -181,7 +200,7 @@ _CAN_REACH = re.compile(
 _RANGE = re.compile(
     r"\b(?:range|ranges|between\s+(?:what|which|[-+]?\d)|bounds|"
     r"(?:valid|allowed|possible|accepted|permitted|supported|legal)\s+(?:[\w.-]+\s+)?values|"
-    r"(?:what|which) values|minimum and maximum|lowest and highest|from .+ to)\b",
+    r"(?:what|which) values|(?:what|which) span|minimum and maximum|lowest and highest|from .+ to)\b",
     re.IGNORECASE,
 )
 """'Allowed values for the length argument?', 'possible official_status values?': the values one may give.
@@ -246,14 +265,14 @@ _DEFINITION = re.compile(
 )
 _EXPLANATION = re.compile(r"^\s*(?:how|why)\b|\b(?:explain|mechanism|work|works|happen|happens)\b", re.IGNORECASE)
 _PROCEDURE = re.compile(
-    r"^\s*how (?:do|can|should|would|could) (?:i|you|we|one)\b|^\s*how to\b"
-    r"|^\s*what(?:'s|’s|\s+is|\s+are)\s+(?:the\s+)?(?:\w+\s+)?(?:fix|fixes|solution|solutions|workaround|remedy|cure)\b"
+    r"^\s*how (?:do|can|should|would|could) (?:i|you|we|one)\b|^\s*how to\b|^\s*how should\b"
+    r"|^\s*what(?:'s|’s|\s+is|\s+are)\s+(?:the\s+)?(?:\w+\s+)?(?:fix|fixes|solution|solutions|workaround|remedy|cure|approach)\b"
     r"|^\s*what\s+(?:do|should|must)\s+(?:i|you|we|one)\s+(?:have\s+to|need\s+to|)\s*"
     r"(?:do|change|set|add|edit|configure|put|write|run|type)\b",
     re.IGNORECASE,
 )
-"""'How do I ...?', and what asks for the steps as a thing: 'What is the proper fix?', 'What do I have to change
-in my configuration?'."""
+"""'How do I ...?', 'How should a server cope with ...?', and what asks for the steps as a thing: 'What is the
+proper fix?', 'What is the approach?', 'What do I have to change in my configuration?'."""
 _TOOL_ASKED = re.compile(
     r"^\s*(?:what|which)\s+(?:[\w-]+\s+)?(?:command|tool|utility|program|script)(?![\w-])"
     r"(?!\s+(?:is|are|was|were|means?)\b)",
@@ -476,12 +495,15 @@ _MEANS = re.compile(
     rf"|\bthe {_TOOL} (?:that|which|to use|for this)\b[^.;:]{{0,60}}?\b(?:is|are)\s+{_NAMED}"
     r"|\b(?:can|may|should|must|is|are) (?:be )?(?:\w+ed|done|run|set|made|turned (?:on|off)) "
     r"(?:\w+ly )?(?:using|with the|by \w+ing|by means of|via)\b"
-    r"|\b(?:should|must|needs? to|has to) be (?:called|run|invoked|executed|loaded|autoloaded|sourced|enabled)\b",
+    r"|\b(?:should|must|needs? to|has to) be (?:called|run|invoked|executed|loaded|autoloaded|sourced|enabled)\b"
+    r"|\b(?:is|are) (?:highly |strongly )?(?:recommended|advised|advisable) (?:that|to)\b"
+    r"|\bwe (?:strongly )?recommend\b",
     re.IGNORECASE,
 )
 """A sentence that names the means to an end: 'You can fix this by tagging the reply ...', '... using the
 <link-threads> function', 'This can be done using the kea-admin db-upgrade command', 'The command that backs all
-this is squashmigrations': the way asked for, where a sentence with 'when' or 'then' may only describe."""
+this is squashmigrations', 'it is highly recommended that the server sets a look-ahead window': the way asked
+for, where a sentence with 'when' or 'then' may only describe."""
 IMPERATIVE = re.compile(
     r"^(?:(?:conversely|alternatively|instead|otherwise|similarly|likewise|additionally|first|next|finally),\s*)?"
     r"(?:(?:to|if you want to|in order to)\s[^,.;:]{3,80},\s*)?(?:then\s+|simply\s+|just\s+)?"
@@ -540,7 +562,9 @@ _VERSION = re.compile(
 )
 """Version numbers name a release, 'RFC 7159', 'UTF-8' or 'SHA-256' a standard, 'Example 3.5' a part of the
 document; none is the figure a question asks for."""
-_VERSION_ASKED = re.compile(r"\b(?:versions?|releases?)\b", re.IGNORECASE)
+_VERSION_ASKED = re.compile(r"\b(?:versions?|releases?|oldest|newest|minimum\s+supported)\b", re.IGNORECASE)
+"""A question for a release: by name, or as the oldest or newest of something ('the oldest Rust toolchain that can
+still build it')."""
 _VERSION_BOUND = re.compile(
     r"\b(?:before|after|since|prior\s+to|earlier\s+than|later\s+than|older\s+than|newer\s+than|up\s+to|through)\s+"
     r"(?:version\s+|v)?\d+(?:\.\d+)+\b|\b\d+(?:\.\d+)+\s+(?:and|or)\s+(?:later|earlier|newer|older|above|below)\b",
@@ -786,7 +810,7 @@ def asking_part(question: str) -> str:
     a dash ('insist connection argument - does it still do anything?')."""
     text = without_context(question)
     lead = _CONDITION.match(text) or _PREMISE.match(text) or _DASHED_TOPIC.match(text)
-    return text[lead.end() :] if lead else text
+    return _CONTEXT_PREFIX.sub("", text[lead.end() :]) if lead else text
 
 
 _WHAT_IS = re.compile(
@@ -800,7 +824,7 @@ _WHAT_DOES = re.compile(
     r"|^what (?:is meant|does it mean) (?:when|if) .+? (?:is|are) (?:called|named|labell?ed|marked as|said to be) "
     r"(?:a |an |the )?(.+?)[?.!]*$"
     r"|^what (?:exactly )?(?:does|do|did) (?:a |an |the )?(.+?) "
-    r"(?:do|does|mean|return|print|produce|show|represent|stand for)\b"
+    r"(?:do|does|mean|return|print|produce|show|represent|stand for|refer to|denote)\b"
     r"|^what (?:is|are) (?:a |an |the )?(.+?) used for"
     r"|^what (?:counts|qualifies) as (?:a |an |the )?(.+?)[?.!]*$",
     re.IGNORECASE,
@@ -900,6 +924,9 @@ def asked_for(question: str) -> Asked:
         # 'What EAFP stands for in Python' is no question about 'in', nor 'VERP: stands for what?' about 'what'.
         if word.lower() not in STOPWORDS and (sum(c.isupper() for c in word) >= 2 or (spelled and len(word) <= 6)):
             return Asked("expansion", word)
+    keyword_meaning = _ACRONYM_MEANING.search(asking)
+    if keyword_meaning is not None:
+        return Asked("expansion", keyword_meaning.group(1))  # 'comment middleware example XSS meaning?'
     named_first = _NAMED_THEN_ASKED.match(asking)
     if named_first is not None and named_first.group(1).lower() not in STOPWORDS:
         return Asked("expansion", named_first.group(1))
@@ -908,11 +935,13 @@ def asked_for(question: str) -> Asked:
         return Asked("expansion", bare.group(1))
     if _PROCEDURE.match(asking):
         return Asked("procedure")
+    if _ORDER_ASKED.match(asking):
+        return Asked("list")  # 'In what sequence are the default, the converter and the validators applied?'
     if _WHEN.match(asking):
         return Asked("date")
     if _LIMIT_EXISTS.match(asking):
         return Asked("limit")
-    if _YES_NO.match(asking):
+    if _YES_NO.match(asking) or (first is None and _TERSE_YES_NO.search(asking)):
         return Asked("yesno")  # 'Does httpd read .htaccess files by default?' asks yes or no, not for a value
     if _DEFAULT.search(_DEFAULT_NAMED.sub(" ", text)) and not _CONTRASTED.search(asking):
         return Asked("default")  # not 'How does setting notify to explicit differ from the default behaviour?'
@@ -1082,8 +1111,9 @@ def _spells(letters: str, words: list[str], hyphenated: Sequence[bool] = ()) -> 
         if i >= len(words):
             return 0
         word = words[i].lower()
-        if word[0] == letters[j]:
-            most = 1 if word in _SMALL_WORDS or word in STOPWORDS else len(letters) - j
+        crossed = letters[j] == "x" and word.startswith(_CROSSED)  # 'Cross-Site Scripting' for XSS
+        if word[0] == letters[j] or crossed:
+            most = 1 if crossed or word in _SMALL_WORDS or word in STOPWORDS else len(letters) - j
             for used in range(most, 0, -1):  # the most letters first
                 if _in_order(letters[j + 1 : j + used], word[1:]):
                     end = match(i + 1, j + used)
@@ -1094,6 +1124,10 @@ def _spells(letters: str, words: list[str], hyphenated: Sequence[bool] = ()) -> 
         return 0
 
     return match(0, 0)
+
+
+_CROSSED = ("cross", "trans")
+"""What an X stands for by convention ('Cross-Site Scripting' for XSS)."""
 
 
 def spelled_by(acronym: str, phrase: str) -> bool:
@@ -1141,12 +1175,14 @@ def expands(acronym: str, text: str) -> float:
         first, last = spans[parts[start][0]][0], spans[parts[start + end - 1][0]][1]
         near = any(_joined(text, at, len(acronym), first, last, phrase[0][:1].islower()) for at in named)
         one_word = end > 1 and parts[start][0] == parts[start + end - 1][0]
-        if (end == 1 and len(letters) > 2) or (one_word and not (near and _camel_case_words(phrase))):
+        if (end == 1 and len(letters) > 2) or (one_word and not (near and _camel_case_words(phrase, acronym))):
             continue  # one word is not an expansion ('MPMs' read as 'MP' + 'Ms'), unless it joins words
         if any(letters in word.lower() for word in phrase) or _SENTENCE_END.search(text, first, last):
             continue  # words built on the abbreviation, or across sentences ('... the default. Note' for DANE)
         if "".join(phrase).lower() == letters:
             continue  # the name spelled another way ('not "DocUtils" or "Doc-Utils"'), not spelled out
+        if text[first - 1 : first] == "_" or text[last : last + 1] == "_":
+            continue  # words of an identifier ('root_list_children'), not of prose
         best = max(best, 1.0 if phrase[0][:1].isupper() or near else 0.6)
         if best == 1.0:
             break
@@ -1176,9 +1212,12 @@ def _abbreviated_as(letters: str, text: str) -> bool:
     return False
 
 
-def _camel_case_words(parts: list[str]) -> bool:
+def _camel_case_words(parts: list[str], acronym: str = "") -> bool:
     """Whether the parts of one word are words of their own, each a capital and lower-case letters: a name written
-    in CamelCase ('NameChangeRequests (NCRs)') spells out its abbreviation as words would; 'MPMs' does not."""
+    in CamelCase ('NameChangeRequests (NCRs)') spells out its abbreviation as words would; 'MPMs' does not. A
+    one-letter prefix in lower case counts when the abbreviation keeps it ('cElementTree (cET)')."""
+    if len(parts) >= 2 and len(parts[0]) == 1 and parts[0].islower() and acronym.startswith(parts[0]):
+        parts = parts[1:]
     return all(len(part) >= _CAMEL_PART_CHARS and part[0].isupper() and part[1:].islower() for part in parts)
 
 
@@ -1193,7 +1232,15 @@ def _joined(text: str, at: int, length: int, first: int, last: int, lower: bool 
     if not first - _NAMED_NEAR <= at <= last + _NAMED_NEAR:
         return False
     gap = text[at + length : first] if at < first else text[last:at]
+    if lower and (len(gap.strip()) > _LOWER_GAP_CHARS or _NOT_PROSE_GAP.search(gap)):
+        return False  # 'children (--TR T2) 0.0634 msec/pass | cET': a table's cells, not words that spell it
     return bool(gap.strip()) and not (lower and _CONJUNCTION_GAP.fullmatch(gap))
+
+
+_LOWER_GAP_CHARS = 8
+"""At most this much stands between words in lower case and the abbreviation they spell ('write-ahead log (WAL)',
+'WAL, the write-ahead log'); capitals spell it surely from further off."""
+_NOT_PROSE_GAP = re.compile(r"[\d_]")
 
 
 _CONJUNCTION_GAP = re.compile(r"\s+(?:and|or|nor|and/or)\s+", re.IGNORECASE)
@@ -1266,9 +1313,12 @@ UNTIMED_FIT = 0.4
 """The answer strength, for a question asking how long or how often, of a span whose figures carry no unit of
 time or length: an option's code or a count ('elapsed-time | 8 | ...') is no duration."""
 ATTRIBUTE_LINE = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][\w.]*)\s*=\s*(?:-?\d[\w.]*|True|False|None|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\")\s*$"
+    r"^\s*(?P<name>[A-Za-z_][\w.]*)\s*=\s*(?:-?\d[\w.]*|True|False|None|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\""
+    r"|\((?:\s*(?:'[^'\n]{0,30}'|\"[^\"\n]{0,30}\"|-?\d[\w.]*),?)*\s*\)|\[(?:\s*(?:'[^'\n]{0,30}'|\"[^\"\n]{0,30}\"|-?\d[\w.]*),?)*\s*\])"
+    r"\s*$"
 )
-"""An attribute's line in an API reference, its name and the value it holds unless set ('visibility_timeout = 3600')."""
+"""An attribute's line in an API reference, its name and the value it holds unless set ('visibility_timeout = 3600',
+"methods_with_bodies = ('POST', 'PUT', 'PATCH')")."""
 _SWITCH = re.compile(r"^(?:enabled|disabled|on|off|yes|no|true|false)$", re.IGNORECASE)
 _ASKS_THING = re.compile(
     r"\b(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|will|would|can|happens|value|values|setting|settings|"
@@ -1517,7 +1567,13 @@ def _owned_by_other(text: str, match: re.Match[str], question: str) -> bool:
     nor 'By default, SSL verification is enabled' what timeout a request has.
     Not for questions asking how long, how large or how many, which name their measure in other words than the
     text's ('How long does it wait?' / 'The default timeout is 30 s')."""
-    if match.group().lower() != "default":
+    word = match.group().lower()
+    if word == "defaults" and _TO.match(text, match.end()):
+        subject = _SUBJECT_BEFORE.search(text, 0, match.start())  # 'a part with no Content-Type defaults to ...'
+        if subject is None or _PRONOUN.fullmatch(subject.group(1).strip()):
+            return False  # 'It defaults to 30': what it is, the sentence before says
+        return _names_other(subject.group(1), question)
+    if word != "default":
         return False
     if _BY.search(text, 0, match.start()):
         # 'By default the working directory is used': what follows is the value, not its owner; but what is
@@ -1531,11 +1587,22 @@ def _owned_by_other(text: str, match: re.Match[str], question: str) -> bool:
         if owner is None or not _PLAIN_WORDS.match(owner.group(1)):
             return False  # a setting's name ('The default max-store-ttl is ...') is what a question paraphrases
         owner_words = owner.group(1)
+    return _names_other(owner_words, question)
+
+
+def _names_other(owner_words: str, question: str) -> bool:
+    """Whether the words name a thing and share none of the question's words (nor their synonyms)."""
     named = set(content_terms(owner_words)) - _OWNER_GENERIC
     if not named:
         return False
     asked = _question_terms(question)  # with a setting's parts: 'OUTPUT_DIRECTORY' asks of the output directory
     return not any(term in asked or set(synonyms(term)) & asked for term in named)
+
+
+_TO = re.compile(r"\s+to\b", re.IGNORECASE)
+_SUBJECT_BEFORE = re.compile(r"(?:^|[,;:.]\s+|\b(?:that|which|where|when|and|but|if)\s+)((?:[\w'’-]+\s+){1,6})$", re.I)
+"""The few words before 'defaults to' after a clause's start: what has the default ('a part with no Content-Type')."""
+_PRONOUN = re.compile(r"(?:it|this|that|they|these|those|which|the\s+value|the\s+argument|the\s+parameter)", re.I)
 
 
 _LABELLED_VALUE = re.compile(r"\s*(?:values?\s+)?(?:is|are|was)\s*:", re.IGNORECASE)
@@ -1565,6 +1632,13 @@ _NOTE_MARK = re.compile(r"\[\d{1,3}\]")
 
 _PERMITTED = re.compile(r"\b(?:allowed|permitted|accepted|acceptable|valid|legal)\b", re.IGNORECASE)
 """Words of a question about which values may be given: a range answers it as a list of them would."""
+_MAY_GIVE = re.compile(r"\b(?:can|may)\s+(?:i|you|we|one)\s+(?:pass|use|give|set|specify|choose|supply)\b", re.I)
+"""'Which status codes may I pass ...?': of figures (`_ASKS_FIGURES`), as a range answers; of things ('Which
+algorithms can I choose?'), as a list of them does."""
+_ASKS_FIGURES = re.compile(r"\b(?:sizes|values|lengths|numbers|levels|widths|ports|bits|codes)\b", re.IGNORECASE)
+"""Things a question asks for that are figures ('Which key sizes can I pass ...?')."""
+_FIGURE_CHOICES = re.compile(r"\b\d[\d.]*(?:,\s*\d[\d.]*){1,},?\s+(?:or|and)\s+\d")
+"""Three or more figures joined as choices: 'either 1024, 2048, 3072, or 4096'."""
 
 
 _LITERAL = r"[\"'“‘`][^\"'“”‘’`\n]{1,30}[\"'”’`]"
@@ -1612,6 +1686,12 @@ def _other_bound_only(question: str, text: str) -> bool:
     return (states_lower and not states_upper) if upper else (states_upper and not states_lower)
 
 
+_RELEASE_NUMBER = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
+OTHER_RELEASE_FIT = 0.5
+"""For 'When was 22.1.0 released?', a date beside no mention of 22.1.0 ('It had its first release in April 2015')
+may be another release's."""
+
+
 def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     """How clearly `text` holds an answer of the asked kind, 0..1 (0 when the kind is unknown)."""
     kind = asked.kind
@@ -1626,9 +1706,12 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
     if kind == "expansion":
         return expands(asked.acronym, text)
     if kind == "default":  # 'a default limit of 10 messages' does not say how large a message may be
-        attribute = ATTRIBUTE_LINE.match(text)
+        first_line, _, described = text.partition("\n")
+        attribute = ATTRIBUTE_LINE.match(first_line)
         if attribute and re.search(rf"(?<![\w.]){re.escape(attribute.group('name'))}(?![\w])", question):
             return 1.0  # 'visibility_timeout = 3600' for 'Redis transport visibility_timeout default?'
+        if attribute and described.strip():
+            return 1.0  # 'thread_pool = 10' / 'The number of worker threads to start up in the pool.': unless set
         strength = _default_strength(text, question)
         if _counts_instead(question, figures) or not _counts_something(question, text):
             strength *= MEASURED_SUBJECT_FIT
@@ -1664,7 +1747,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             return 1.0  # 'How much of its output ...?': 'only the first line of output ... will be substituted'
         return 0.6 if _LIST_SHAPE.search(text) else 0.4 if new_numbers else 0.0  # a list can be counted
     if kind == "date":
-        return 1.0 if has_date(text) else 0.0
+        released = [v for v in _RELEASE_NUMBER.findall(question) if v not in _RELEASE_NUMBER.findall(text)]
+        return 0.0 if not has_date(text) else OTHER_RELEASE_FIT if released else 1.0
     if kind == "yesno":
         return _verdict_strength(question, text)
     if kind == "list":
@@ -1672,8 +1756,11 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             return 1.0  # a lead-in with its items, one per line, or the asked things named with theirs
         if versions_asked and _VERSION_BOUND.search(text):
             return 1.0  # 'Which versions had the bug?': 'All Requests 2.x versions before 2.28.0 are affected.'
-        if _PERMITTED.search(question) and _range_strength(text, new_numbers, question) == 1.0:
+        permitted = _PERMITTED.search(question) or (_MAY_GIVE.search(question) and _ASKS_FIGURES.search(question))
+        if permitted and _range_strength(text, new_numbers, question) == 1.0:
             return 1.0  # 'What return codes are allowed?': 'Valid values are in the range of 0 to 255.'
+        if _ASKS_FIGURES.search(question) and _FIGURE_CHOICES.search(figures):
+            return 1.0  # 'Which key sizes can I pass?': 'It should be either 1024, 2048, 3072, or 4096.'
         if _LIST_SHAPE.search(text) and not _shows_commands(text):
             return 0.75
         return 0.3 if is_lead_in(text) or _shows_commands(text) else 0.0

@@ -34,13 +34,22 @@ _NUMBER_WORDS |= _LARGER_NUMBERS | _TIMES
 """Figures written as words, counts of times too ('more than twice'); not 'one', 'once' or 'zero', since 'one of',
 'once it starts' and 'no one' are rarely figures."""
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_FRACTIONS = dict(half="0.5", quarter="0.25")
+_FRACTION_OF_UNIT = re.compile(
+    r"\b(half|quarter)\s+(?:of\s+)?an?\s+(?:[kKMGT]i?B|[kmgt]ilobytes?|megabytes?|gigabytes?|terabytes?|bytes?|"
+    r"seconds?|minutes?|hours?|days?|weeks?|months?|years?|second|minute|hour|day|week|month|year)\b",
+    re.IGNORECASE,
+)
+"""A fraction of one unit written in words ('usually more than half a GB', 'a quarter of an hour'): a figure, where
+'half of the pages' is none."""
 
 
 def numbers_in(text: str) -> list[str]:
     """Numbers as written ('1,000' becomes '1000'; 'six' becomes '6'), in order, without repeats."""
     digits = [match.group(1).replace(",", "") + ("%" if match.group(2) else "") for match in _NUMBER.finditer(text)]
     named = [_NUMBER_WORDS[match.group(1).lower()] for match in _NUMBER_WORD.finditer(text)]
-    return list(dict.fromkeys([*digits, *named]))
+    fractions = [_FRACTIONS[match.group(1).lower()] for match in _FRACTION_OF_UNIT.finditer(text)]
+    return list(dict.fromkeys([*digits, *named, *fractions]))
 
 
 def has_date(text: str) -> bool:

@@ -38,6 +38,7 @@ SYNONYM_GROUPS: tuple[str, ...] = (
     "compress compressed compression gzip gzipped",
     "reply replies respond responds",
     "encoding charset",
+    "password passphrase passwd",
 )
 """Each group's words stand for one another; a word may be in several groups ('largest')."""
 

@@ -183,6 +183,13 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             add(sentences[position - 1].start, sentence.end, sentence.text, heading, True)
             lead = False
             continue
+        if _RELEASE_HEADING.match(sentence.text.strip()) and (
+            following is None or following.segment != sentence.segment
+        ):
+            add(sentence.start, sentence.end, sentence.text, heading, lead)  # '22.1.0 - 2022-07-28' says when
+            heading = section = sentence.text.strip()  # and heads the release's changes
+            lead, under_heading = True, True
+            continue
         if _heads(text, sentence, previous, following):
             if _spells_out_abbreviation(sentence.text) or _spells_out_used(sentence.text, text):
                 add(sentence.start, sentence.end, sentence.text, "", False)  # the heading itself says it
@@ -196,8 +203,17 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
             section = section if grouped else heading
             under_heading = True
             continue
-        if ATTRIBUTE_LINE.match(sentence.text):
+        if attribute := ATTRIBUTE_LINE.match(sentence.text):
             add(sentence.start, sentence.end, sentence.text, heading, lead)  # 'visibility_timeout = 3600'
+            alone = _PARAGRAPH_START.search(text, 0, sentence.start) is not None  # no line of an example above
+            described = following is not None and following.segment != sentence.segment
+            if alone and following is not None and described and is_informative(following.text):
+                # An API reference's attribute with its description ('thread_pool = 10' / 'The number of worker
+                # threads to start up in the pool.'): the value says nothing without the words under it. A line of a
+                # configuration example ('tools.caching.on = True' / 'tools.caching.delay = 3600') has none.
+                heading, lead = attribute.group("name"), True  # it heads that description
+                add(sentence.start, following.end, text[sentence.start : following.end], heading, lead)
+                under_heading = True
             continue
         introduces = is_lead_in(sentence.text)
         open_lead_in = introduces and not sentence.text.rstrip().endswith((":", "."))  # 'Valid values are'
@@ -219,6 +235,8 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
     return found
 
 
+_PARAGRAPH_START = re.compile(r"(?:\A|\n[ \t]*\n)[ \t]*\Z")
+"""Where a paragraph starts: at the text's start or after a blank line (searched in the text before a line)."""
 _HEADER_CELL_WORDS = 4
 """The most words in a header row's cell: headers name columns ('Length Specifier', 'Meaning')."""
 
@@ -387,9 +405,10 @@ _CODE_STATEMENT = re.compile(
 """A line of a code example or of its output, shaped like a term line: a statement that returns, raises or awaits
 something ('return "<MyObject>"', 'raise NotImplementedError', 'await resp.text()'), or a bytes or unicode literal
 printed by Python ("b'\\x1b[01m'", "u'Deutschland'"). Not a builtin's own entry ('return [n]')."""
-_LITERAL_CALL = re.compile(r"[\w.]+\(\s*[uUbBrRfF]?[\"'].*\)")
-"""A call whose first argument is a string literal ('print("WebSocket closed")', 'self.write(u"You said: " + m)'): a
-line of code, where an entry's signature names its parameters ('setConfig(key, value)', "open(file, mode='r')")."""
+_LITERAL_CALL = re.compile(r"[\w.]+\((?:[^()=]*,\s*)?[uUbBrRfF]?[\"'].*\)")
+"""A call with a string literal for an argument ('print("WebSocket closed")', 'self.write(u"You said: " + m)',
+'cherrypy.quickstart(myapp, '/', "app.conf")'): a line of code, where an entry's signature names its parameters
+('setConfig(key, value)', "open(file, mode='r')")."""
 _QUESTION_HEADING = re.compile(
     r"^(?:(?:\d+\.)+\d*\s+)?(?:what|how|why|when|where|which|who|can|do|does|is|are|should)\b"
     r"(?:\b(?:etc|e\.g|i\.e|vs)\.|[^.!;:])*\?$",
@@ -419,6 +438,14 @@ _ABBREVIATION_IN_PARENTHESES = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]
 _CAPITALS = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
 
 
+_RELEASE_HEADING = re.compile(
+    r"^(?:\S+\s+)?v?\d+(?:\.\d+)+\s*(?:[-–—:]\s*|\(\s*)"
+    r"(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[A-Z][a-z]+\s+\d{4}|[A-Z][a-z]+\s+\d{1,2},?\s+\d{4})\)?$"
+)
+"""A change log's heading that dates a release ('22.1.0 - 2022-07-28', 'Version 2.0 (March 3, 2021)'): a fact of its
+own, quoted like a sentence."""
+
+
 def _spells_out_used(line: str, text: str) -> bool:
     """Whether a heading's words spell out, capital by capital, an abbreviation the text below it uses: a page
     titled 'FFmpeg Automated Testing Environment' that speaks of FATE says there what FATE stands for."""
@@ -442,7 +469,21 @@ def _heads(text: str, sentence: Sentence, previous: Sentence | None, following: 
         and not _ends_paragraph(sentence, previous)
         and not _STATEMENT.search(sentence.text.strip())
         and not _closes_block(text, sentence)
+        and not _prints_after_prompt(text, sentence)
     )
+
+
+_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?:\s|$)")
+
+
+def _prints_after_prompt(text: str, sentence: Sentence) -> bool:
+    """Whether a line is what an interactive session printed: the line right above it, with no blank line between,
+    is a prompt's input ('>>> transform = etree.XSLT(doc)' / 'Resolved url honk:test as prefix honk')."""
+    line_start = text.rfind("\n", 0, sentence.start) + 1
+    if line_start == 0:
+        return False
+    above = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+    return bool(_PROMPT.match(above))
 
 
 def _closes_block(text: str, sentence: Sentence) -> bool:

@@ -442,7 +442,7 @@ def candidate_features(
                 + phrases
                 + entity_bonus(query.entities, candidate.quote)
                 + literal_bonus(literals, candidate.quote)
-                + keyed[0]
+                + (0.0 if asked.kind == "expansion" and answer < 1.0 else keyed[0])  # 'cET: parse (T1)': a use
                 + titled_by_question
                 + own_setting,
                 length=1.0 if row_key(candidate) is not None else length_factor(candidate.focal),  # short by nature

@@ -250,9 +250,14 @@ _IDENTIFIER_CALL = re.compile(rf"\b[A-Za-z_][\w.]*\(\)|_|https?://\S+|(?<![\w|])
 /var/state/ups.'): not a sign of code."""
 
 
+_SETTING_IN_PROSE = re.compile(r"^[A-Za-z_][\w.]*=\S+\s+(?:[a-z]+,?\s+){3,}.*\.$")
+"""A keyword argument that opens a sentence of prose ('read_file=False does not imply write_file=False, all controls
+are independent.'): words after it and a full stop, which a line of code ('x = compute(y)') does not have."""
+
+
 def looks_like_code(sentence: str) -> bool:
     if _CODE_START.match(sentence):
-        return True
+        return not _SETTING_IN_PROSE.match(sentence)
     nonspace = [c for c in _IDENTIFIER_CALL.sub("x", sentence) if not c.isspace()]
     return bool(nonspace) and sum(c in _CODE_SYMBOLS for c in nonspace) > 0.1 * len(nonspace)
 

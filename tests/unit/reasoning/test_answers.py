@@ -1157,3 +1157,112 @@ def test_what_a_name_stands_for_is_its_definition_when_it_is_no_abbreviation() -
     question = "What exactly does sql.Identifier stand for in the psycopg2.sql module?"
     assert defined_term(question) == "sql.Identifier"
     assert asked_for("unconfigured structlog: what does an unconfigured logger print?").kind == "default"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "acronym"),
+    [
+        # A context phrase may name a call with its parameters; a premise may stand before it.
+        (
+            "I'm writing an XSLTExtension subclass. In execute(self, context, self_node, input_node, output_parent), "
+            "what is output_parent?",
+            "definition",
+            "",
+        ),
+        ("In execute(self, context), what is output_parent?", "definition", ""),
+        # Labels quoted before the question, asked of together.
+        (
+            "Every benchmark row starts with 'lxe' or 'cET'. What do these two labels stand for?",
+            "expansion",
+            "cET",
+        ),
+        ("comment middleware example XSS meaning?", "expansion", "XSS"),
+        ("NMU stands for?", "expansion", "NMU"),
+        # Advice asked for: how something should be done, or the approach to take.
+        ("How should a server cope with the HOTP counter drifting out of sync?", "procedure", ""),
+        ("I can't hold the file in memory for one sign() call. What is the approach?", "procedure", ""),
+        # 'In what ..., ...?' is the question, not a context phrase before one.
+        ("In what sequence are the default, the converter and the validators applied?", "list", ""),
+        # Keywords that ask whether something may be done.
+        ("named block inside a def allowed?", "yesno", ""),
+        ("hard link to a file on another filesystem - possible?", "yesno", ""),
+        ("in-memory transport: works across separate processes?", "yesno", ""),
+        ("Per the notes, which span of status codes is not treated as errors?", "range", ""),
+    ],
+)
+def test_questions_read_through_their_framing(question: str, kind: str, acronym: str) -> None:
+    assert asked_for(question) == Asked(kind, acronym)
+
+
+def test_a_context_phrase_keeps_a_double_parenthesis_as_one_thing() -> None:
+    assert asking_part("Using base#number notation in $(( )), which bases are allowed?") == "which bases are allowed?"
+
+
+def test_a_lower_case_letter_before_a_camel_case_name_spells_its_abbreviation() -> None:
+    assert expands("cET", "compare cElementTree (cET) libraries") == 1.0
+    assert expands("cET", "compares ElementTree and cElementTree libraries") < 1.0  # no abbreviation beside it
+
+
+def test_words_in_lower_case_far_from_the_abbreviation_or_inside_an_identifier_are_no_sure_spelling() -> None:
+    row = "lxe: root_list_children (--TR T2) 0.0634 msec/pass | cET: root_list_children (--TR T2) 0.0086 msec/pass"
+    assert expands("cET", row) < 1.0
+    assert expands("WAL", "WAL | write-ahead log") == 1.0  # a table's row still spells it out
+
+
+def test_an_x_stands_for_cross() -> None:
+    assert expands("XSS", "it is susceptible to a Cross-Site Scripting attack.") == 1.0
+    assert expands("XSRF", "Cross-Site Request Forgery") == 1.0
+
+
+def test_a_fraction_of_a_unit_in_words_is_a_figure() -> None:
+    asked = asked_for("Roughly how much free memory does compiling lxml need?")
+    assert asked.kind == "number"
+    text = "Compiling this module requires a lot of free memory, usually more than half a GB, which can pose problems."
+    assert answer_strength(asked, text, "Roughly how much free memory does compiling lxml need?") == 1.0
+
+
+def test_the_oldest_toolchain_asks_for_a_release() -> None:
+    question = "What is the oldest Rust toolchain that can still build cryptography from source?"
+    text = "Building it requires a working Rust toolchain. The current minimum supported Rust version is 1.48.0."
+    assert answer_strength(asked_for(question), text, question) > 0.0
+
+
+def test_figures_given_as_choices_list_the_allowed_values() -> None:
+    question = "Which key sizes can I pass to dsa.generate_private_key?"
+    text = "key_size (int) - The length of the modulus in bits. It should be either 1024, 2048, 3072, or 4096."
+    assert answer_strength(asked_for(question), text, question) == 1.0
+
+
+def test_an_attribute_line_with_its_description_gives_the_attributes_default() -> None:
+    question = "How many worker threads does the server start in its pool by default?"
+    entry = "thread_pool = 10\n\nThe number of worker threads to start up in the pool."
+    assert answer_strength(asked_for(question), entry, question) == 1.0
+    assert answer_strength(asked_for(question), "thread_pool = 10", question) < 1.0  # the value alone says nothing
+
+
+def test_a_recommendation_tells_how() -> None:
+    question = "How should a server cope with the HOTP counter drifting out of sync?"
+    text = "Due to this, it is highly recommended that the server sets a look-ahead window."
+    assert answer_strength(asked_for(question), text, question) == 1.0
+
+
+def test_a_range_answers_which_values_may_be_passed() -> None:
+    question = "Which status codes may I pass to HTTPError?"
+    text = "status: the HTTP status code, which must be between 400 and 599."
+    assert answer_strength(asked_for(question), text, question) == 1.0
+
+
+def test_a_date_beside_no_mention_of_the_asked_release_may_be_another_releases() -> None:
+    question = "When was attrs 22.1.0 released?"
+    asked = asked_for(question)
+    assert answer_strength(asked, "22.1.0 - 2022-07-28", question) == 1.0
+    assert answer_strength(asked, "It had its first release in April 2015.", question) < 1.0
+
+
+def test_what_defaults_to_a_value_is_the_thing_that_has_that_default() -> None:
+    question = "request methods that CherryPy reads a body for by default"
+    other = "The MIME spec declares that a part with no Content-Type defaults to 'text/plain'."
+    assert answer_strength(asked_for(question), other, question) == 0.0
+    timeout = "What is the default timeout of a connection?"
+    assert answer_strength(asked_for(timeout), "The timeout defaults to 30 seconds.", timeout) == 1.0
+    assert answer_strength(asked_for(timeout), "It defaults to 30 seconds.", timeout) == 1.0

@@ -2013,3 +2013,61 @@ def test_a_default_closing_an_entry_line_is_quoted_with_the_entry() -> None:
     quotes = [c.quote for c in found]
     assert "wait_time_seconds - Number of seconds to wait to receive messages. Default 5" in quotes
     assert any(q.startswith("peek_lock_seconds") and q.endswith("Default 60") for q in quotes)
+
+
+def test_an_attribute_entry_is_quoted_with_its_description_and_a_configuration_example_is_not() -> None:
+    """An API reference's 'thread_pool = 10' over 'The number of worker threads ...' is one entry, headed by the
+    attribute; the lines of a configuration example ('tools.caching.delay = 3600') describe nothing below them."""
+    text = (
+        "Usage\n\nConfiguration file example:\n\n[/]\ntools.caching.on = True\ntools.caching.delay = 3600\n\n"
+        "You may use a class other than the default MemoryCache by supplying the config entry cache_class.\n\n"
+        "thread_pool = 10\n\nThe number of worker threads to start up in the pool.\n\n"
+        "thread_pool_max = -1\n\nThe maximum size of the worker-thread pool."
+    )
+    found = {c.quote: c.heading for c in candidates([Passage(source_id="s1", text=text)])}
+    assert found["thread_pool = 10\n\nThe number of worker threads to start up in the pool."] == "thread_pool"
+    assert found["thread_pool_max = -1\n\nThe maximum size of the worker-thread pool."] == "thread_pool_max"
+    assert not any(quote.startswith("tools.caching.delay = 3600\n") for quote in found)
+    question = "How many worker threads does the server start in its pool by default?"
+    passage = Passage(source_id="s1", title="cherrypy._cpserver", text=text)
+    [best] = extract_evidence(question, SubQuestion(id="q1", text=question), [passage], 1, Embedder())
+    assert best.quote.startswith("thread_pool = 10")
+
+
+def test_what_an_interactive_session_prints_heads_nothing_and_a_keyword_argument_may_open_prose() -> None:
+    text = (
+        ">>> transform = etree.XSLT(honk_doc, access_control=ac)\nResolved url honk:test as prefix honk\n"
+        ">>> result = transform(normal_doc)\n\nThere are a few things to keep in mind:\n\n"
+        "read_file=False does not imply write_file=False, all controls are independent.\n\n"
+        "read_file only applies to files in the file system."
+    )
+    found = {c.quote: c.heading for c in candidates([Passage(source_id="s1", text=text)])}
+    assert "read_file=False does not imply write_file=False, all controls are independent." in found
+    assert found["read_file only applies to files in the file system."] != "Resolved url honk:test as prefix honk"
+
+
+def test_a_row_keyed_by_the_abbreviation_but_not_spelling_it_out_is_no_expansion() -> None:
+    """For what 'cET' stands for, benchmark rows keyed 'cET:' are uses of it, whatever passage ranks first; the
+    sentence that spells it out answers."""
+    rows = (
+        "Here are some timings from the benchmarking suite:\n\n"
+        "lxe: parse_bytesIO (SAXR T1) 14.2074 msec/pass\ncET: parse_bytesIO (SAXR T1) 7.9336 msec/pass\n\n"
+        "lxe: parse_bytesIO (S-XR T3) 1.4477 msec/pass\ncET: parse_bytesIO (S-XR T3) 2.1925 msec/pass"
+    )
+    intro = (
+        "This text describes where lxml.etree (abbreviated to 'lxe') excels, gives hints on some performance traps "
+        "and compares the overall performance to the original ElementTree (ET) and cElementTree (cET) libraries."
+    )
+    passages = [Passage(source_id="s1", text=rows, score=0.9), Passage(source_id="s2", text=intro, score=0.1)]
+    question = "Every benchmark row starts with 'lxe' or 'cET'. What do these two labels stand for?"
+    [best] = extract_evidence(question, SubQuestion(id="q1", text=question), passages, 1, Embedder())
+    assert "cElementTree (cET)" in best.quote
+    found = candidates(passages)
+    features = candidate_features(question, SubQuestion(id="q1", text=question), passages, found, Embedder())
+    row = next(f for c, f in zip(found, features, strict=True) if c.quote.startswith("Here are some timings"))
+    assert row is not None and row.bonus < KEY_BONUS  # no bonus for the key it shares with the question
+
+
+def test_a_change_logs_heading_that_dates_a_release_is_a_fact_of_its_own() -> None:
+    text = "Changelog\n\n22.1.0 - 2022-07-28\n\nBackwards-incompatible Changes\n\nPython 2.7 is not supported anymore."
+    assert "22.1.0 - 2022-07-28" in [c.quote for c in candidates([Passage(source_id="s1", text=text)])]
