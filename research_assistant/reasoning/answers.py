@@ -1232,7 +1232,8 @@ def _joined(text: str, at: int, length: int, first: int, last: int, lower: bool 
     if not first - _NAMED_NEAR <= at <= last + _NAMED_NEAR:
         return False
     gap = text[at + length : first] if at < first else text[last:at]
-    if lower and (len(gap.strip()) > _LOWER_GAP_CHARS or _NOT_PROSE_GAP.search(gap)):
+    far = len(gap.strip()) > _LOWER_GAP_CHARS and not _SAYS_SPELLED.search(gap)
+    if lower and (far or _NOT_PROSE_GAP.search(gap)):
         return False  # 'children (--TR T2) 0.0634 msec/pass | cET': a table's cells, not words that spell it
     return bool(gap.strip()) and not (lower and _CONJUNCTION_GAP.fullmatch(gap))
 
@@ -1241,6 +1242,8 @@ _LOWER_GAP_CHARS = 8
 """At most this much stands between words in lower case and the abbreviation they spell ('write-ahead log (WAL)',
 'WAL, the write-ahead log'); capitals spell it surely from further off."""
 _NOT_PROSE_GAP = re.compile(r"[\d_]")
+_SAYS_SPELLED = re.compile(r"\b(?:short\s+for|stands?\s+for|abbreviat\w*|acronym|means|i\.e\.|that\s+is)\b", re.I)
+"""Words that say the abbreviation is spelled out, however far ("'hf' is short for 'header field'")."""
 
 
 _CONJUNCTION_GAP = re.compile(r"\s+(?:and|or|nor|and/or)\s+", re.IGNORECASE)

@@ -1266,3 +1266,8 @@ def test_what_defaults_to_a_value_is_the_thing_that_has_that_default() -> None:
     timeout = "What is the default timeout of a connection?"
     assert answer_strength(asked_for(timeout), "The timeout defaults to 30 seconds.", timeout) == 1.0
     assert answer_strength(asked_for(timeout), "It defaults to 30 seconds.", timeout) == 1.0
+
+
+def test_words_that_say_an_abbreviation_is_spelled_out_reach_as_far_as_they_go() -> None:
+    text = "We name them hf_register_info ('hf' is short for 'header field') and ett."
+    assert expands("hf", text) == 1.0
