@@ -81,10 +81,10 @@ _LIMIT_EXISTS = re.compile(
     re.IGNORECASE,
 )
 """'Is there a cap on how many servers a backend can hold?' asks for the limit, which 'yes' does not give."""
-_CONTEXT_PREFIX = re.compile(
-    r"^(?:in|for|within|on|with|using|under)\s(?!(?:what|which|whose|how)\b)(?:[^,?(]|\([^?]{0,80}?\)){1,60},\s*",
-    re.IGNORECASE,
+_CONTEXT_PHRASE = (
+    r"(?:in|for|within|on|with|using|under)\s(?!(?:what|which|whose|how)\b)(?:[^,?(]|\([^?]{0,80}?\)){1,60},\s*"
 )
+_CONTEXT_PREFIX = re.compile(rf"^{_CONTEXT_PHRASE}", re.IGNORECASE)
 """A context phrase before the question ('In SQLite, ...'); a call's parameters in it count as one thing ('In
 execute(self, context, self_node), what is self_node?'). 'In what order are ..., ...?' is the question itself."""
 _VERSUS = re.compile(r"\b(?:vs\.?|versus)\s", re.IGNORECASE)
@@ -110,7 +110,7 @@ _PREMISE = re.compile(
     r"^\s*(?:(?=(?:when|if)\b)[^?]*?\.\s+|(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
     r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+)))"
     r"(?=(?:(?:at|in|on|for|by|with|from|to|under|within)\s+(?=wh))?"
-    r"(?:(?:in|for|within|on|with|using|under)\s(?:[^,?(]|\([^?]{0,80}?\)){1,60},\s*)?"
+    rf"(?:{_CONTEXT_PHRASE})?"
     r"(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
@@ -1750,7 +1750,8 @@ def answer_strength(asked: Asked, text: str, question: str = "") -> float:
             return 1.0  # 'How much of its output ...?': 'only the first line of output ... will be substituted'
         return 0.6 if _LIST_SHAPE.search(text) else 0.4 if new_numbers else 0.0  # a list can be counted
     if kind == "date":
-        released = [v for v in _RELEASE_NUMBER.findall(question) if v not in _RELEASE_NUMBER.findall(text)]
+        mentioned = set(_RELEASE_NUMBER.findall(text))
+        released = [v for v in _RELEASE_NUMBER.findall(question) if v not in mentioned]
         return 0.0 if not has_date(text) else OTHER_RELEASE_FIT if released else 1.0
     if kind == "yesno":
         return _verdict_strength(question, text)

@@ -206,8 +206,12 @@ def _passage_candidates(index: int, passage: Passage) -> list[Candidate]:
         if attribute := ATTRIBUTE_LINE.match(sentence.text):
             add(sentence.start, sentence.end, sentence.text, heading, lead)  # 'visibility_timeout = 3600'
             alone = _PARAGRAPH_START.search(text, 0, sentence.start) is not None  # no line of an example above
-            described = following is not None and following.segment != sentence.segment
-            if alone and following is not None and described and is_informative(following.text):
+            if (
+                alone
+                and following is not None
+                and following.segment != sentence.segment
+                and is_informative(following.text)
+            ):
                 # An API reference's attribute with its description ('thread_pool = 10' / 'The number of worker
                 # threads to start up in the pool.'): the value says nothing without the words under it. A line of a
                 # configuration example ('tools.caching.on = True' / 'tools.caching.delay = 3600') has none.
@@ -479,25 +483,23 @@ _PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?:\s|$)")
 def _prints_after_prompt(text: str, sentence: Sentence) -> bool:
     """Whether a line is what an interactive session printed: the line right above it, with no blank line between,
     is a prompt's input ('>>> transform = etree.XSLT(doc)' / 'Resolved url honk:test as prefix honk')."""
-    line_start = text.rfind("\n", 0, sentence.start) + 1
-    if line_start == 0:
-        return False
-    above = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
-    return bool(_PROMPT.match(above))
+    return bool(_PROMPT.match(_line_above(text, sentence.start)))
+
+
+def _line_above(text: str, start: int) -> str:
+    """The whole line above the one `start` stands on ('' on the first line)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1] if line_start else ""
 
 
 def _closes_block(text: str, sentence: Sentence) -> bool:
     """Whether a line ends an indented block, as the last line of a code example does ('    endfor' / 'endfor'):
     the line right above it, with no blank line between, is indented more; or is the body of a block the line
     above opens ('async def on_startup(app):' / '    pass'). Such a line heads nothing."""
-    line_start = text.rfind("\n", 0, sentence.start) + 1
-    if line_start == 0:
-        return False
-    above_start = text.rfind("\n", 0, line_start - 1) + 1
-    above = text[above_start : line_start - 1]
+    above = _line_above(text, sentence.start)
     if not above.strip():
         return False
-    prefix = text[line_start : sentence.start]
+    prefix = text[text.rfind("\n", 0, sentence.start) + 1 : sentence.start]
     indent = 0 if prefix.strip() else len(prefix)
     above_indent = len(above) - len(above.lstrip())
     return above_indent > indent or (indent > above_indent and above.rstrip().endswith((":", "{", "(", "\\")))
