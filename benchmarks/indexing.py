@@ -2,8 +2,9 @@
 """Indexing benchmark: a real manual-sized corpus (Debian's python3-doc HTML) indexed into a fresh repository.
 
 Each repeat runs in a fresh process (so imports, caches and peak memory are its own): a first sync into new
-`research_db/` and `cache/` folders, then a re-sync with nothing changed. Reports the median wall time of the
-first sync, its CPU time (all processes, workers included: steadier than wall time on a shared machine), that
+`research_db/` and `cache/` folders, a re-sync with nothing changed, then one with the document cache cleared
+(the files are read again; the index should stay as it is). Reports the median wall time of the first sync, its
+CPU time (all processes, workers included: steadier than wall time on a shared machine), that
 of the main process alone (its own threads, Chroma's included: the serial chain that stores every chunk), the
 re-sync time and peak resident memory. `--mode threads` indexes without worker processes, for comparison in the
 same conditions; `--before DIR` also runs the package copied at DIR (say, `git archive` of the previous commit),
@@ -43,12 +44,25 @@ def find_corpus() -> Path | None:
 
 
 def child(corpus: Path, workdir: Path, mode: str) -> dict[str, Any]:
-    """Index `corpus` into new folders under `workdir`, then re-sync it; what it took."""
+    """Index `corpus` into new folders under `workdir`, then re-sync it; what it took. Mode `cleared`: re-sync
+    the corpus indexed there with its document cache cleared."""
     from research_assistant.corpus import indexer
     from research_assistant.corpus.indexer import CorpusIndexer
     from research_assistant.knowledge.document_cache import DocumentCache
     from research_assistant.services import repository_at
 
+    if mode == "cleared":
+        vectors = _vector_bytes(workdir / "research_db")
+        shutil.rmtree(workdir / "cache" / "documents")
+        started = time.perf_counter()
+        sync = CorpusIndexer(corpus, repository_at(workdir / "research_db"), DocumentCache(workdir / "cache"))
+        report = sync.sync()
+        return {
+            "cleared_cache_resync_s": round(time.perf_counter() - started, 2),
+            "indexed_on_cleared_cache_resync": report.indexed,
+            "vector_index_mb": round(vectors / 2**20, 1),
+            "vector_index_mb_after_cleared_cache_resync": round(_vector_bytes(workdir / "research_db") / 2**20, 1),
+        }
     if mode == "threads":
         indexer.process_pool = lambda files: None
     shutil.rmtree(workdir, ignore_errors=True)
@@ -78,16 +92,32 @@ def child(corpus: Path, workdir: Path, mode: str) -> dict[str, Any]:
     }
 
 
+def _vector_bytes(folder: Path) -> int:
+    """The size of Chroma's HNSW vector index files, which keep a deleted vector's space."""
+    return sum(path.stat().st_size for path in folder.rglob("data_level0.bin"))
+
+
 # -- the driver ----------------------------------------------------------------------------------------------------
 
 
 def measure(corpus: Path, workdir: Path, mode: str, package: Path | None = None) -> dict[str, Any]:
-    """One fresh process: its result, plus the CPU time and peak memory of it and its worker processes. With
-    `package`, the process imports `research_assistant` from that folder instead of this one."""
-    command = [sys.executable, __file__, "--child", str(corpus), "--workdir", str(workdir), "--mode", mode]
+    """One fresh process: its result, plus the CPU time and peak memory of it and its worker processes, then
+    another for the re-sync with the document cache cleared. With `package`, the processes import
+    `research_assistant` from that folder instead of this one."""
+    load = os.getloadavg()[0]
+    result = _process(corpus, workdir, ["--mode", mode], package)
+    cleared = _process(corpus, workdir, ["--cleared"], package)
+    return (
+        result
+        | {key: value for key, value in cleared.items() if key not in ("cpu_s", "peak_mb")}
+        | {"load_average_at_start": round(load, 2)}
+    )
+
+
+def _process(corpus: Path, workdir: Path, options: list[str], package: Path | None) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", str(corpus), "--workdir", str(workdir), *options]
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     env["PYTHONPATH"] = str(package or Path(__file__).resolve().parents[1])
-    load = os.getloadavg()[0]
     out = workdir.parent / f"{workdir.name}.json"
     process = subprocess.Popen([*command, "--out", str(out)], env=env)
     _, status, usage = os.wait4(process.pid, 0)
@@ -95,8 +125,7 @@ def measure(corpus: Path, workdir: Path, mode: str, package: Path | None = None)
         raise SystemExit(f"the measurement failed: {' '.join(command)}")
     result: dict[str, Any] = json.loads(out.read_text())
     # wait4's usage covers the child and the worker processes it waited for; its peak is the largest of them.
-    result |= {"cpu_s": round(usage.ru_utime + usage.ru_stime, 1), "peak_mb": round(usage.ru_maxrss / 1024)}
-    return result | {"load_average_at_start": round(load, 2)}
+    return result | {"cpu_s": round(usage.ru_utime + usage.ru_stime, 1), "peak_mb": round(usage.ru_maxrss / 1024)}
 
 
 def large_corpus(folder: Path, megabytes: int) -> Path:
@@ -131,6 +160,11 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "cpu_s": statistics.median(run["cpu_s"] for run in runs),
         "main_cpu_s": statistics.median(run["main_cpu_s"] for run in runs),
         "resync_s": statistics.median(run["resync_s"] for run in runs),
+        "cleared_cache_resync_s": statistics.median(run["cleared_cache_resync_s"] for run in runs),
+        "vector_index_mb": runs[0]["vector_index_mb"],
+        "vector_index_mb_after_cleared_cache_resync": max(
+            run["vector_index_mb_after_cleared_cache_resync"] for run in runs
+        ),
         "peak_mb": max(run["peak_mb"] for run in runs),
         "main_peak_mb": max(run["main_peak_mb"] for run in runs),
         "documents": runs[0]["documents"],
@@ -151,9 +185,10 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/ra-indexing"))
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("indexing-results.json"))
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--cleared", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        args.out.write_text(json.dumps(child(args.child, args.workdir, args.mode)))
+        args.out.write_text(json.dumps(child(args.child, args.workdir, "cleared" if args.cleared else args.mode)))
         return 0
 
     corpus = args.corpus or find_corpus()
@@ -173,7 +208,8 @@ def main() -> int:
             report.setdefault("runs", {}).setdefault(mode, []).append(result)
             print(
                 f"  {mode}: {result['index_s']} s ({result['cpu_s']} s CPU, main process {result['main_cpu_s']} s), "
-                f"re-sync {result['resync_s']} s, "
+                f"re-sync {result['resync_s']} s, with the document cache cleared {result['cleared_cache_resync_s']} s "
+                f"(vectors {result['vector_index_mb']} -> {result['vector_index_mb_after_cleared_cache_resync']} MB), "
                 f"{result['documents']} documents, {result['chunks']} chunks, peak {result['peak_mb']} MB"
             )
     report["results"] = {mode: summary(runs) for mode, runs in report.pop("runs").items()}

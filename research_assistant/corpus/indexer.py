@@ -1,8 +1,9 @@
 """Keeping a folder of local documents in step with the research repository.
 
 A sync walks the folder, hashes every supported file and re-indexes only the
-files whose content changed since the last sync (or whose cached text is
-missing), and removes the documents whose files are gone. A file that cannot
+files whose content changed since the last sync (a file whose cached text is
+missing is read again into the cache, and its chunks are left as they are),
+and removes the documents whose files are gone. A file that cannot
 be read, or is larger than the size cap (`RESEARCH_MAX_FILE_MB`), is reported
 with its reason and skipped; the rest of the corpus is still indexed.
 
@@ -85,6 +86,8 @@ class _Plan:
     """source_id -> content hash of what the index holds for the corpus."""
     skipped: list[tuple[str, str]]
     todo: list[tuple[_File, str]] = field(default_factory=list)
+    uncached: list[tuple[_File, str]] = field(default_factory=list)
+    """Files indexed as they are whose cached text is gone."""
     unchanged: int = 0
     gone: list[str] = field(default_factory=list)
     changes: bool = False
@@ -220,10 +223,14 @@ class CorpusIndexer:
                 hashes[source_id] = outcome
                 check_stop()
             with self.repository.reading(team=True):  # not while another worker is half-way through
-                plan = self._plan(files, hashes, unreadable)
-                if not plan.changes:
-                    self.repository.warm(corpus=self.corpus_id)
-                    return plan.report(0)
+                plan = self._plan(files, hashes, unreadable, read_again=True)
+            if plan.uncached:
+                self._read_again(plan.uncached, pool)
+                with self.repository.reading(team=True):
+                    plan = self._plan(files, hashes, unreadable)  # one that could not be read is indexed anew
+            if not plan.changes:
+                self.repository.warm(corpus=self.corpus_id)
+                return plan.report(0)
             with self.repository.writing():
                 plan = self._plan(files, hashes, unreadable)  # another process may have indexed it meanwhile
                 if not plan.indexed:  # a first index: its BM25 index is built from the chunks as they are stored
@@ -237,9 +244,17 @@ class CorpusIndexer:
         return plan.report(count)
 
     def _plan(
-        self, files: dict[str, _File], hashes: dict[str, tuple[str | None, str]], unreadable: list[tuple[str, str]]
+        self,
+        files: dict[str, _File],
+        hashes: dict[str, tuple[str | None, str]],
+        unreadable: list[tuple[str, str]],
+        *,
+        read_again: bool = False,
     ) -> _Plan:
-        """What a sync has to do, compared with the index as it is now (the caller holds the repository's lock)."""
+        """What a sync has to do, compared with the index as it is now (the caller holds the repository's lock).
+
+        An indexed file whose cached text is gone (a cleared cache) is to be indexed again, or, with `read_again`,
+        listed apart (`uncached`) to be read into the cache and left in the index as it is."""
         indexed = self.repository.indexed_hashes(self.corpus_id)
         plan = _Plan(indexed=indexed, skipped=list(unreadable))
         for source_id, file in files.items():
@@ -248,6 +263,8 @@ class CorpusIndexer:
                 plan.skipped.append((file.locator, reason))
             elif indexed.get(source_id) == digest and self.cache.has(source_id):
                 plan.unchanged += 1
+            elif indexed.get(source_id) == digest and read_again:
+                plan.uncached.append((file, digest))
             else:
                 plan.todo.append((file, digest))
         failed = {source_id_for(locator) for locator, _ in plan.skipped} & indexed.keys()
@@ -266,6 +283,18 @@ class CorpusIndexer:
             return _file_hash(file.path), ""
         except OSError as error:
             return None, f"cannot read file: {error.strerror or error}"
+
+    def _read_again(self, uncached: list[tuple[_File, str]], threads: ThreadPoolExecutor) -> None:
+        """Read indexed files whose cached text is gone back into the document cache, touching no index: their
+        chunks are as they were. Indexing them again would cost their embedding and, in Chroma, space that
+        deleted vectors keep. A file that fails to load is left out, and the next plan indexes it anew."""
+        processes = process_pool(len(uncached))
+        try:
+            for batch in _batches(uncached, self._sizes):
+                self._collect(batch, self._submit(processes or threads, batch, None), [])
+        finally:
+            if processes is not None:
+                stop(processes)
 
     def _index(self, plan: _Plan, threads: ThreadPoolExecutor, run_id: str, shown: _Progress) -> int:
         """Index the files to do, a batch at a time; the number of documents indexed.

@@ -67,6 +67,11 @@ def record(chunk: StoredChunk) -> dict[str, Any]:
     return stored
 
 
+def is_old_layout(metadata: Mapping[str, Any]) -> bool:
+    """Whether a stored chunk is in the layout before this one (its text inside a LlamaIndex node's JSON)."""
+    return _NODE_JSON in metadata
+
+
 def chunk_text(metadata: Mapping[str, Any]) -> str:
     """A stored chunk's text, in either layout."""
     text = metadata.get(TEXT_KEY)

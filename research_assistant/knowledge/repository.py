@@ -72,7 +72,13 @@ from research_assistant.damage import DamagedStore, chroma_remedy, naming  # noq
 from research_assistant.database import team_locks  # noqa: E402
 from research_assistant.knowledge import bm25_files, bm25_terms  # noqa: E402
 from research_assistant.knowledge.chroma_client import configured_server, server_client  # noqa: E402
-from research_assistant.knowledge.chunk_records import DOCUMENT_KEYS, StoredChunk, chunk_text, record  # noqa: E402
+from research_assistant.knowledge.chunk_records import (  # noqa: E402
+    DOCUMENT_KEYS,
+    StoredChunk,
+    chunk_text,
+    is_old_layout,
+    record,
+)
 from research_assistant.knowledge.chunking import Chunked, embed_text, pieces  # noqa: E402
 from research_assistant.knowledge.documents import StoredDocument  # noqa: E402
 from research_assistant.knowledge.embeddings import Embedding, HashingEmbedding, fusion_weight  # noqa: E402
@@ -403,13 +409,18 @@ class ResearchRepository:
         progress: Callable[[int], None] | None = None,
         chunked: Mapping[str, Chunked] | None = None,
     ) -> int:
-        """Index documents, replacing any chunks they already had; returns the number of chunks added.
+        """Index documents, replacing any chunks they already had; returns the number of chunks stored.
 
         A document is split, embedded and stored a batch of chunks at a time, a long one a section at a time
         (`chunking.sections`), so memory stays bounded however long it is. After each batch `progress` is told how
         many characters of `docs` are indexed so far, and a cancelled run stops (`Stopped`). Each document's
         first chunk, which says that it is indexed (`indexed_hashes`, `document_info`), is stored after all
         its others, so a document cut short is not taken for indexed: the next sync indexes it again.
+
+        Chunks are written over their old versions in place (`upsert`), and only the chunks the new version no
+        longer has are deleted, just before its first chunk is stored. Deleting a chunk and adding it again would
+        leave the deleted vector in Chroma's HNSW index for good: a corpus indexed again eight times held eight
+        times its vectors' space, and took longer to index each time.
 
         `chunked` holds, by source id, documents' chunks (and vectors) already made in worker processes.
         """
@@ -422,10 +433,13 @@ class ResearchRepository:
                 check_stop()
                 ids = [doc.source_id for doc in part]
                 with self._writing_documents(ids, {doc.corpus or "" for doc in part}):
-                    with self._lock:
-                        self._collection.delete(where={"source_id": {"$in": ids}})
+                    stale = self._stored_chunk_ids(ids)
+                    written: set[str] = set()
                     batch: list[StoredChunk] = []
                     for chunk, reached in self._chunks(part, run_id, chunked or {}):
+                        written.add(chunk.chunk_id)
+                        if chunk.number == 0:  # the document's other chunks are written: drop what it no longer has
+                            self._delete_ids(stale.pop(chunk.source_id, set()) - written)
                         batch.append(chunk)
                         if len(batch) == per_call:
                             added += self._insert(batch)
@@ -433,10 +447,31 @@ class ResearchRepository:
                             if progress is not None:
                                 progress(done + reached)
                     added += self._insert(batch)
+                    self._delete_ids(set().union(*stale.values()))  # documents with no chunk now (an empty text)
                 done += sum(len(doc.text) for doc in part)
                 if progress is not None:
                     progress(done)
         return added
+
+    def _stored_chunk_ids(self, source_ids: list[str]) -> dict[str, set[str]]:
+        """The ids (`<source id>#<number>`) of the chunks stored for these documents, by source id. A document
+        stored in the layout before `chunk_records`'s is deleted whole instead: writing over it would keep its old
+        keys beside the new."""
+        where = {"source_id": {"$in": source_ids}}
+        old_layout = sorted({str(meta["source_id"]) for meta in self._first_chunks(where) if is_old_layout(meta)})
+        if old_layout:
+            with self._lock:
+                self._collection.delete(where={"source_id": {"$in": old_layout}})
+        stored: dict[str, set[str]] = {}
+        for page_ids, _ in self._pages(where, metadata=False):
+            for chunk_id in page_ids:
+                stored.setdefault(chunk_id.rpartition("#")[0], set()).add(chunk_id)
+        return stored
+
+    def _delete_ids(self, chunk_ids: set[str]) -> None:
+        if chunk_ids:
+            with self._lock:
+                self._collection.delete(ids=sorted(chunk_ids))
 
     def _insert(self, chunks: list[StoredChunk]) -> int:
         """Embed and store a batch of chunks (the caller holds the write lock); the number stored."""
@@ -445,7 +480,7 @@ class ResearchRepository:
         check_stop()
         self._embed(chunks)  # outside the thread lock: the slow part, and it touches no shared state
         with self._lock:
-            self._collection.add(
+            self._collection.upsert(
                 ids=[chunk.chunk_id for chunk in chunks],
                 # One float32 array: Chroma would otherwise make one of every row, from a list of Python floats.
                 embeddings=np.asarray([chunk.embedding for chunk in chunks], dtype=np.float32),

@@ -64,3 +64,22 @@ def test_a_repository_stored_in_the_earlier_layout_answers_as_before(tmp_path: P
         assert earlier.retrieve(question, 2, corpus="C1") == current.retrieve(question, 2, corpus="C1")
     assert earlier.indexed_hashes("C1") == current.indexed_hashes("C1")
     assert earlier.document_info(first) == current.document_info(first)
+
+
+def test_a_document_stored_in_the_earlier_layout_takes_the_new_one_whole_when_indexed_again(tmp_path: Path) -> None:
+    current = _repository(tmp_path / "current")
+    current.add_documents([doc("faults")], run_id="r1")
+    stored = current._collection.get(include=["metadatas", "embeddings"])
+    first = {meta["source_id"]: meta for meta in stored["metadatas"] or [] if meta["chunk"] == 0}
+    earlier = _repository(tmp_path / "earlier")
+    earlier._collection.add(
+        ids=stored["ids"],
+        embeddings=stored["embeddings"],
+        metadatas=[_earlier(dict(meta), first[meta["source_id"]]) for meta in stored["metadatas"] or []],
+    )
+
+    earlier.add_documents([doc("faults", "Fault code QW-9000 means the doors are blocked.")], run_id="r2")
+
+    metadatas = earlier._collection.get(include=["metadatas"])["metadatas"] or []
+    assert len(metadatas) == 1
+    assert "_node_content" not in metadatas[0] and metadatas[0]["run_id"] == "r2"

@@ -9,8 +9,10 @@ from pathlib import Path
 import docx
 import pytest
 
+from research_assistant.corpus import indexer as indexer_module
 from research_assistant.corpus.files import CorpusError, corpus_files, corpus_id_for
 from research_assistant.corpus.indexer import CorpusIndexer
+from research_assistant.corpus.workers import MIN_FILES
 from research_assistant.knowledge.document_cache import DocumentCache
 from research_assistant.knowledge.documents import source_id_for
 from research_assistant.knowledge.embeddings import HashingEmbedding
@@ -114,15 +116,54 @@ def test_a_new_way_of_reading_files_reads_every_file_again(setup: Setup, monkeyp
     assert setup.indexer.sync().unchanged == 4
 
 
-def test_a_missing_cache_entry_is_re_indexed(setup: Setup) -> None:
+def test_a_missing_cache_entry_is_read_again_and_the_index_left_as_it_is(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
     setup.indexer.sync()
     overview = source_id_for(locator(setup.corpus / "overview.md"))
     (setup.cache.directory / f"{overview}.json").unlink()
+    written: list[str] = []
+    monkeypatch.setattr(setup.repository, "add_documents", lambda docs, *_: written.extend(d.source_id for d in docs))
 
     report = setup.indexer.sync()
 
-    assert (report.indexed, report.unchanged) == (1, 3)
-    assert setup.cache.get(overview) is not None
+    assert (report.indexed, report.unchanged, written) == (0, 4, [])
+    cached = setup.cache.get(overview)
+    assert cached is not None and "42.5 km" in cached.text
+    assert overview in setup.found("How long is the tram network's route?")
+
+
+def test_an_uncached_file_that_no_longer_loads_is_indexed_anew_and_skipped(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup.indexer.sync()
+    overview = setup.corpus / "overview.md"
+    (setup.cache.directory / f"{source_id_for(locator(overview))}.json").unlink()
+    real = indexer_module.prepare
+    monkeypatch.setattr(
+        indexer_module, "prepare", lambda path, *rest: "parser crashed" if path == overview else real(path, *rest)
+    )
+
+    report = setup.indexer.sync()
+
+    assert (report.indexed, report.unchanged, report.skipped) == (0, 3, [(locator(overview), "parser crashed")])
+    assert source_id_for(locator(overview)) not in setup.repository.indexed_hashes(setup.indexer.corpus_id)
+
+
+def test_many_uncached_files_are_read_again_by_worker_processes(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(MIN_FILES + 5):
+        (corpus / f"note{number}.md").write_text(f"# Note {number}\n\nTram {number} was built in {1950 + number}.\n")
+    cache = DocumentCache(tmp_path / "cache")
+    indexer = CorpusIndexer(corpus, ResearchRepository(tmp_path / "db", HashingEmbedding()), cache)
+    indexer.sync()
+    shutil.rmtree(cache.directory)
+
+    report = indexer.sync()
+
+    assert (report.indexed, report.unchanged) == (0, MIN_FILES + 5)
+    assert "built in 1957" in (cache.text(source_id_for(locator(corpus / "note7.md"))) or "")
 
 
 def test_deleting_a_file_removes_its_chunks(setup: Setup) -> None:

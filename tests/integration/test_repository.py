@@ -169,6 +169,33 @@ def test_re_adding_a_document_replaces_its_chunks(repository: ResearchRepository
     assert repository.retrieve("QW-9000", 3)[0].source_id == sid("faults")
 
 
+def test_a_document_re_added_without_text_keeps_no_chunk(repository: ResearchRepository) -> None:
+    before = repository.chunk_count()
+
+    repository.add_documents([doc("faults", "")], "r2")
+
+    assert repository.chunk_count() == before - 3
+    assert sid("faults") not in repository.indexed_hashes("C1")
+
+
+def test_indexing_the_same_documents_again_does_not_grow_the_vector_index(tmp_path: Path) -> None:
+    """Chroma's HNSW index keeps a deleted vector's space for good: chunks are written over, not deleted and
+    added again (which made a corpus indexed eight times hold eight times its vectors)."""
+    repository = ResearchRepository(tmp_path / "db", HashingEmbedding(), chunk_size=300, chunk_overlap=40)
+    docs = [doc(f"note{number}", FILLER * 12 + f"Note {number}.") for number in range(40)]
+
+    def vector_bytes() -> int:
+        return sum(path.stat().st_size for path in (tmp_path / "db").rglob("data_level0.bin"))
+
+    sizes = []
+    for run in range(8):
+        repository.add_documents(docs, f"r{run}")
+        sizes.append(vector_bytes())
+
+    assert repository.chunk_count() > 300
+    assert 0 < sizes[-1] <= 1.5 * sizes[2]
+
+
 def test_removed_documents_are_no_longer_found(repository: ResearchRepository) -> None:
     repository.remove_documents([sid("faults")])
 
