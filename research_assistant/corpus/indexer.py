@@ -65,6 +65,8 @@ class SyncReport:
     """Documents whose files are gone."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(file path, reason) of each file that could not be read."""
+    read_again: int = 0
+    """Unchanged documents whose cached text was gone, read again into the cache (their chunks left as they were)."""
 
 
 def _file_hash(path: Path) -> str:
@@ -92,8 +94,14 @@ class _Plan:
     gone: list[str] = field(default_factory=list)
     changes: bool = False
 
-    def report(self, indexed: int) -> SyncReport:
-        return SyncReport(indexed=indexed, unchanged=self.unchanged, removed=len(self.gone), skipped=self.skipped)
+    def report(self, indexed: int, read_again: int) -> SyncReport:
+        return SyncReport(
+            indexed=indexed,
+            unchanged=self.unchanged,
+            removed=len(self.gone),
+            skipped=self.skipped,
+            read_again=read_again,
+        )
 
 
 class _Progress:
@@ -224,13 +232,13 @@ class CorpusIndexer:
                 check_stop()
             with self.repository.reading(team=True):  # not while another worker is half-way through
                 plan = self._plan(files, hashes, unreadable, read_again=True)
+            read_again = self._read_again(plan.uncached, pool) if plan.uncached else 0
             if plan.uncached:
-                self._read_again(plan.uncached, pool)
                 with self.repository.reading(team=True):
                     plan = self._plan(files, hashes, unreadable)  # one that could not be read is indexed anew
             if not plan.changes:
                 self.repository.warm(corpus=self.corpus_id)
-                return plan.report(0)
+                return plan.report(0, read_again)
             with self.repository.writing():
                 plan = self._plan(files, hashes, unreadable)  # another process may have indexed it meanwhile
                 if not plan.indexed:  # a first index: its BM25 index is built from the chunks as they are stored
@@ -241,7 +249,7 @@ class CorpusIndexer:
                 self.repository.remove_documents([*plan.gone, *failed])
                 # Build (or load) the corpus's BM25 index now, as part of indexing, not on the first query.
                 self.repository.warm(corpus=self.corpus_id)
-        return plan.report(count)
+        return plan.report(count, read_again)
 
     def _plan(
         self,
@@ -284,14 +292,17 @@ class CorpusIndexer:
         except OSError as error:
             return None, f"cannot read file: {error.strerror or error}"
 
-    def _read_again(self, uncached: list[tuple[_File, str]], threads: ThreadPoolExecutor) -> None:
+    def _read_again(self, uncached: list[tuple[_File, str]], threads: ThreadPoolExecutor) -> int:
         """Read indexed files whose cached text is gone back into the document cache, touching no index: their
         chunks are as they were. Indexing them again would cost their embedding and, in Chroma, space that
-        deleted vectors keep. A file that fails to load is left out, and the next plan indexes it anew."""
+        deleted vectors keep. A file that fails to load is left out, and the next plan indexes it anew. The
+        number of documents cached."""
         processes = process_pool(len(uncached))
+        cached = 0
         try:
             for batch in _batches(uncached, self._sizes):
-                self._collect(batch, self._submit(processes or threads, batch, None), [])
+                cached += len(self._collect(batch, self._submit(processes or threads, batch, None), [])[0])
+            return cached
         finally:
             if processes is not None:
                 stop(processes)

@@ -50,9 +50,10 @@ class LocalCorpusProvider:
         While files are indexed, progress lines go to the run's stream; cancelling the run stops the sync.
         """
         report = await in_thread(self._sync, run_id, _progress_lines())
+        read_again = f" ({report.read_again} read again into the cache)" if report.read_again else ""
         summary = (
             f"corpus: {report.indexed + report.unchanged} documents ({report.indexed} indexed now, "
-            f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} skipped)"
+            f"{report.unchanged} unchanged{read_again}, {report.removed} removed, {len(report.skipped)} skipped)"
         )
         skipped = [Notice(message=f"skipped {path}: {reason}") for path, reason in report.skipped]
         return [Notice(level="info", message=summary), *skipped]

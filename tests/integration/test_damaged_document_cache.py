@@ -53,7 +53,7 @@ def test_every_damaged_entry_is_read_again_and_the_report_is_whole(
         path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
     progress = research(capsys, corpus, tmp_path / "second.md")
 
-    assert "7 indexed now, 0 unchanged" in progress
+    assert "0 indexed now, 7 unchanged (7 read again into the cache)" in progress  # the index is left as it is
     assert "re-index" not in progress and "warning" not in progress
     cache = DocumentCache(tmp_path / "cache")
     assert all(cache.get(path.stem) is not None for path in files)  # healed on disk
@@ -74,5 +74,5 @@ def test_one_damaged_entry_is_the_only_one_read_again(capsys: pytest.CaptureFixt
 
     progress = research(capsys, corpus, tmp_path / "second.md")
 
-    assert "1 indexed now, 6 unchanged" in progress
+    assert "0 indexed now, 7 unchanged (1 read again into the cache)" in progress
     assert DocumentCache(tmp_path / "cache").get(damaged.stem) is not None
