@@ -35,8 +35,8 @@ class ServerUnavailable(RuntimeError):
 def connect_with_retries(connect: Callable[[], T], transient: Callable[[BaseException], bool]) -> T:
     """`connect()`, tried again (tenacity) while it fails with an error `transient` accepts; the last error is
     raised as it is. Only for calls that change nothing on the server (a connection, a heartbeat), so a try that
-    reached it and lost its reply is harmless to repeat. A connect that timed out is not tried again: the server
-    has already had `CONNECT_SECONDS` to answer."""
+    reached it and lost its reply is harmless to repeat, or for errors that say the server was never reached. A
+    connect that timed out is not tried again: the server has already had `CONNECT_SECONDS` to answer."""
     from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
     retrying = Retrying(

@@ -64,6 +64,25 @@ def server_client(url: str) -> Any:
         return _clients.setdefault(url, client)
 
 
+class RetryingCollection:
+    """A collection on the Chroma server whose calls are tried again (`connect_with_retries`) when the server could
+    not be reached at all: a call that never reached it changed nothing there, so it is safe to repeat whatever it
+    does. An error the server answered with is raised as it is. Other attributes (`id`, `metadata`) pass through."""
+
+    def __init__(self, collection: Any) -> None:
+        self._collection = collection
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._collection, name)
+        if not callable(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return connect_with_retries(lambda: value(*args, **kwargs), _unreachable)
+
+        return call
+
+
 def _unreachable(error: BaseException) -> bool:
     """Whether the server did not answer at all (rather than answering with an error)."""
     text = " ".join(str(error).split())

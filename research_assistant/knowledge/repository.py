@@ -71,7 +71,11 @@ from research_assistant.concurrency import check_stop  # noqa: E402
 from research_assistant.damage import DamagedStore, chroma_remedy, naming  # noqa: E402
 from research_assistant.database import team_locks  # noqa: E402
 from research_assistant.knowledge import bm25_files, bm25_terms  # noqa: E402
-from research_assistant.knowledge.chroma_client import configured_server, server_client  # noqa: E402
+from research_assistant.knowledge.chroma_client import (  # noqa: E402
+    RetryingCollection,
+    configured_server,
+    server_client,
+)
 from research_assistant.knowledge.chunk_records import (  # noqa: E402
     DOCUMENT_KEYS,
     StoredChunk,
@@ -279,7 +283,7 @@ class ResearchRepository:
         server = configured_server()
         if server:  # the team's Chroma server: same collection names, shared by every worker pointed at it
             self._client = server_client(server)
-            self._collection = self._open_collection()
+            self._collection = RetryingCollection(self._open_collection())
         else:
             self._connect_embedded()
         self._collection_id = str(self._collection.id)

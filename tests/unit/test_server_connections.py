@@ -111,3 +111,36 @@ def test_a_chroma_server_that_answers_with_an_error_is_said_at_once(monkeypatch:
     with pytest.raises(ServerUnavailable, match="Unauthorized"):
         chroma_client.server_client("http://127.0.0.1:9")
     assert beats == [1]
+
+
+class _Collection:
+    """A server collection whose `upsert` fails as each of `failures` in turn, then stores."""
+
+    def __init__(self, failures: list[BaseException]) -> None:
+        self.id = "c1"
+        self.failures = failures
+        self.calls = 0
+        self.stored: list[str] = []
+
+    def upsert(self, ids: list[str]) -> None:
+        self.calls += 1
+        if self.calls <= len(self.failures):
+            raise self.failures[self.calls - 1]
+        self.stored.extend(ids)
+
+
+def test_a_collection_call_that_never_reached_the_chroma_server_is_tried_again() -> None:
+    inner = _Collection([ValueError("Could not connect to a Chroma server. Are you sure it is running?")])
+    collection = chroma_client.RetryingCollection(inner)
+
+    collection.upsert(ids=["S1#0"])
+
+    assert (inner.calls, inner.stored, collection.id) == (2, ["S1#0"], "c1")
+
+
+def test_an_error_the_chroma_server_answered_with_is_raised_at_once() -> None:
+    inner = _Collection([ValueError("Collection [c1] does not exist")])
+
+    with pytest.raises(ValueError, match="does not exist"):
+        chroma_client.RetryingCollection(inner).upsert(ids=["S1#0"])
+    assert inner.calls == 1
