@@ -100,12 +100,14 @@ which one should I use ...?'), which it then needs."""
 _INTERROGATIVE = re.compile(r"\b(?:how|what|why|when|which|where|who|is|are|can|does|do)\b", re.I)
 _CONDITION = re.compile(
     r"^\s*(?:if|when|whenever|once|after|before|unless|while|assuming|suppose|without)\b[^?]*?,\s*"
+    r"(?:(?:roughly|approximately|about|exactly|then|so)\s+)?"
     r"(?=(?:(?:at|in|on|for|by|with|after|from|to|under|within)\s+)?"
     r"(?:how|what|why|when|which|where|who|is|are|can|does|do|will|would|should)\b)",
     re.IGNORECASE,
 )
-"""A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?'): its verbs
-ask nothing, so the question's clauses are counted after it."""
+"""A condition leading the question ('If libvirt-guests is set to shut guests down, how long ...?', 'When browsing
+backups ..., roughly how much memory ...?'): its verbs ask nothing, so the question's clauses are counted after
+it."""
 _PREMISE = re.compile(
     r"^\s*(?:(?=(?:when|if)\b)[^?]*?\.\s+|(?!(?:how|what|why|when|which|where|who|is|are|can|does|do)\b)"
     r"(?:[^?]*?[.;:]\s+|(?:i|we|my|our|you|your)\b[^?]*?(?:\s*[—–]\s*|\s-\s+)))"
@@ -273,6 +275,13 @@ _PROCEDURE = re.compile(
 )
 """'How do I ...?', 'How should a server cope with ...?', and what asks for the steps as a thing: 'What is the
 proper fix?', 'What is the approach?', 'What do I have to change in my configuration?'."""
+_BARE_HOW = re.compile(
+    r"^\s*how(?:\s+(?:do|can|would|could|should)\s+(?:i|we|you|one)\s+(?:do|achieve|manage|get)\s+(?:that|this|it))?"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+"""'How?' after a statement of what the asker wants ('I want to pipe a log into pygmentize ... instead of waiting
+for the end. How?'): the steps to do what the statement says, whatever it compares."""
 _TOOL_ASKED = re.compile(
     r"^\s*(?:what|which)\s+(?:[\w-]+\s+)?(?:command|tool|utility|program|script)(?![\w-])"
     r"(?!\s+(?:is|are|was|were|means?)\b)",
@@ -933,7 +942,7 @@ def asked_for(question: str) -> Asked:
     bare = _BARE_ACRONYM.match(asking)
     if bare is not None:
         return Asked("expansion", bare.group(1))
-    if _PROCEDURE.match(asking):
+    if _PROCEDURE.match(asking) or _BARE_HOW.match(asking):
         return Asked("procedure")
     if _ORDER_ASKED.match(asking):
         return Asked("list")  # 'In what sequence are the default, the converter and the validators applied?'

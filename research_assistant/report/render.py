@@ -98,8 +98,12 @@ class _Citations:
 
 
 _LABEL_MAX_CHARS = 60
-_NOT_A_TITLE = re.compile(r"[=/@#\"'<>{}\[\]$\\|→]|(?:^|\s)-{1,2}\w|(?:^|\s)\d+(?:\s|$)")
-"""Marks of a code line or command read as a heading ('tail -f error_log', 'LimitRequestBody 102400')."""
+_NOT_A_TITLE = re.compile(
+    r"[=@#\"'<>{}\[\]$\\|→]|(?:^|\s)-{1,2}\w|(?:^|\s)\d+(?:\s|$)"
+    r"|(?:^|\s)(?:~|\.{1,2})?/|/\S*/|[\w-]*[._][\w-]*/|/[\w-]*[._]"
+)
+"""Marks of a code line, command or path read as a heading ('tail -f error_log', 'LimitRequestBody 102400',
+'/etc/hosts', 'docs/conf.py'). One slash between words is a title's ('Games/Blocks', 'Input/Output')."""
 _GENERIC_TITLES = frozenset(
     {
         *("note", "notes", "warning", "warnings", "caution", "important", "tip", "tips", "see", "summary"),
@@ -110,7 +114,7 @@ _GENERIC_TITLES = frozenset(
 
 
 def _label(items: Sequence[Evidence]) -> str:
-    """The heading a quote stands under, when it reads as a title and its words are not already in the quote."""
+    """The heading a quote stands under, when it reads as a title and the quote does not already say it."""
     section = items[0].section.strip().rstrip(":").strip() if items else ""
     if not section or len(section) > _LABEL_MAX_CHARS:
         return ""
@@ -119,7 +123,12 @@ def _label(items: Sequence[Evidence]) -> str:
     if _NOT_A_TITLE.search(section):
         return ""
     title = words(section)
-    if not title or title[0] in _GENERIC_TITLES or set(title) <= set(words(items[0].quote)):
+    if not title or title[0] in _GENERIC_TITLES:
+        return ""
+    # Said by the quote already ('Restarts' / 'restarts are rare'); but a name of joined words is said only as it
+    # is written ('Games/Blocks' / 'Tetris-like games involving falling blocks').
+    said = set(title) <= set(words(items[0].quote))
+    if said and ("/" not in section or section.casefold() in items[0].quote.casefold()):
         return ""
     return section
 

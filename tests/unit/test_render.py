@@ -287,6 +287,25 @@ def test_a_question_heading_labels_its_quote_without_a_colon() -> None:
     assert "1. **Why is the cache fast?** \u201cAlpha says the cache is fast\u201d [1]" in markdown
 
 
+@pytest.mark.parametrize(
+    ("section", "labelled"), [("Games/Blocks", True), ("/etc/hosts", False), ("docs/conf.py", False)]
+)
+def test_one_slash_between_words_is_a_title_and_a_path_is_not(section: str, labelled: bool) -> None:
+    evidence = {
+        "eq": Evidence(
+            id="eq",
+            claim="c",
+            quote="Tetris-like games with falling blocks.",
+            source_id="a",
+            sub_question_id="q1",
+            section=section,
+        )
+    }
+    finding = Finding(text=evidence["eq"].quote, evidence_ids=["eq"], verbatim=True)
+    markdown = render_report(_report(key_findings=[finding]), SOURCES, evidence, CitationStyle.NUMERIC).markdown
+    assert (f"1. **{section}:** \u201cTetris-like" in markdown) is labelled
+
+
 def test_an_options_entry_term_labels_its_description() -> None:
     evidence = {
         "eq": Evidence(

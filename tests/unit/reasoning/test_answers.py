@@ -1188,6 +1188,11 @@ def test_what_a_name_stands_for_is_its_definition_when_it_is_no_abbreviation() -
         ("hard link to a file on another filesystem - possible?", "yesno", ""),
         ("in-memory transport: works across separate processes?", "yesno", ""),
         ("Per the notes, which span of status codes is not treated as errors?", "range", ""),
+        # A condition before the question, its question word after an adverb.
+        ("When browsing a mounted archive, roughly how much memory can each cache entry cost?", "number", ""),
+        # 'How?' after what the asker wants done asks for the steps, whatever the statement compares.
+        ("I want to see lines as they arrive instead of waiting for the end. How?", "procedure", ""),
+        ("I need the files under another directory without reconfiguring. How do I do that?", "procedure", ""),
     ],
 )
 def test_questions_read_through_their_framing(question: str, kind: str, acronym: str) -> None:
