@@ -196,16 +196,26 @@ def check_database(url: str) -> str:
     return f"PostgreSQL {row[0] if row else '?'}"
 
 
-def query(url: str, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-    """Run one statement on a pooled connection (autocommit): its rows, as dicts ([] for a write)."""
+def query(url: str, sql: str, params: tuple[Any, ...] = (), *, idempotent: bool = False) -> list[dict[str, Any]]:
+    """Run one statement on a pooled connection (autocommit): its rows, as dicts ([] for a write).
+
+    `idempotent`: the statement may run twice to the same effect (a read, an upsert, a delete by key), so one whose
+    connection was lost on the way (the server restarted, the connection dropped) is tried again on another
+    connection (`connect_with_retries`). Other statements are not: the lost one may have been carried out."""
     from psycopg import OperationalError
     from psycopg_pool import PoolTimeout
 
     pool = pool_for(url, os.getpid())
-    try:
+
+    def run() -> list[dict[str, Any]]:
         with pool.connection() as connection:
             cursor = connection.execute(sql, params)
             return list(cursor.fetchall()) if cursor.description else []
+
+    try:
+        if not idempotent:
+            return run()
+        return connect_with_retries(run, lambda error: isinstance(error, OperationalError) and error.sqlstate is None)
     except (OperationalError, PoolTimeout) as error:
         raise ServerUnavailable(DATABASE, url, pool_problem(error, url)) from None
 
@@ -219,7 +229,9 @@ class SharedCache:
         self.kind = kind
 
     def get(self, key: str) -> bytes | None:
-        rows = query(self.url, "SELECT value FROM research_cache WHERE kind = %s AND key = %s", (self.kind, key))
+        rows = query(
+            self.url, "SELECT value FROM research_cache WHERE kind = %s AND key = %s", (self.kind, key), idempotent=True
+        )
         return bytes(rows[0]["value"]) if rows else None
 
     def put(self, key: str, value: bytes) -> None:
@@ -228,13 +240,16 @@ class SharedCache:
             "INSERT INTO research_cache (kind, key, stored_at, value) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (kind, key) DO UPDATE SET stored_at = excluded.stored_at, value = excluded.value",
             (self.kind, key, time.time(), value),
+            idempotent=True,
         )
 
     def delete(self, key: str) -> None:
-        query(self.url, "DELETE FROM research_cache WHERE kind = %s AND key = %s", (self.kind, key))
+        query(self.url, "DELETE FROM research_cache WHERE kind = %s AND key = %s", (self.kind, key), idempotent=True)
 
     def count(self) -> int:
-        rows = query(self.url, "SELECT count(*) AS n FROM research_cache WHERE kind = %s", (self.kind,))
+        rows = query(
+            self.url, "SELECT count(*) AS n FROM research_cache WHERE kind = %s", (self.kind,), idempotent=True
+        )
         return int(rows[0]["n"]) if rows else 0
 
 

@@ -3,6 +3,9 @@ for the Chroma server's client and PostgreSQL connections."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import psycopg
@@ -144,3 +147,43 @@ def test_an_error_the_chroma_server_answered_with_is_raised_at_once() -> None:
     with pytest.raises(ValueError, match="does not exist"):
         chroma_client.RetryingCollection(inner).upsert(ids=["S1#0"])
     assert inner.calls == 1
+
+
+class _Pool:
+    """A connection pool whose statements fail as each of `failures` in turn, then return one row."""
+
+    def __init__(self, failures: list[BaseException]) -> None:
+        self.failures = failures
+        self.statements = 0
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        yield self
+
+    def execute(self, sql: str, params: tuple[Any, ...]) -> Any:
+        self.statements += 1
+        if self.statements <= len(self.failures):
+            raise self.failures[self.statements - 1]
+        return SimpleNamespace(description=["value"], fetchall=lambda: [{"value": b"cached"}])
+
+
+class _ConnectionLost(psycopg.OperationalError):
+    sqlstate = None
+
+
+def test_a_shared_cache_read_whose_connection_was_lost_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    pool = _Pool([_ConnectionLost("server closed the connection unexpectedly")])
+    monkeypatch.setattr(database, "pool_for", lambda url, pid: pool)
+
+    assert database.SharedCache("postgresql://db.example/research", "documents").get("S1") == b"cached"
+    assert pool.statements == 2
+
+
+def test_a_statement_that_may_have_been_carried_out_is_not_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    pool = _Pool([_ConnectionLost("server closed the connection unexpectedly")])
+    monkeypatch.setattr(database, "pool_for", lambda url, pid: pool)
+    monkeypatch.setattr(database, "pool_problem", lambda error, url: error)
+
+    with pytest.raises(ServerUnavailable, match="closed the connection"):
+        database.query("postgresql://db.example/research", "UPDATE leases SET owner = %s", ("w1",))
+    assert pool.statements == 1
