@@ -232,8 +232,9 @@ class CorpusIndexer:
                 check_stop()
             with self.repository.reading(team=True):  # not while another worker is half-way through
                 plan = self._plan(files, hashes, unreadable, read_again=True)
-            read_again = self._read_again(plan.uncached, pool) if plan.uncached else 0
+            read_again = 0
             if plan.uncached:
+                read_again = self._read_again(plan.uncached, pool)
                 with self.repository.reading(team=True):
                     plan = self._plan(files, hashes, unreadable)  # one that could not be read is indexed anew
             if not plan.changes:
