@@ -36,6 +36,19 @@ def _earlier(meta: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in stored.items() if value is not None and key not in unused}
 
 
+def _copied_in_earlier_layout(current: ResearchRepository, folder: Path) -> ResearchRepository:
+    """A repository in `folder` holding `current`'s chunks and vectors, stored in the earlier layout."""
+    stored = current._collection.get(include=["metadatas", "embeddings"])
+    first = {meta["source_id"]: meta for meta in stored["metadatas"] or [] if meta["chunk"] == 0}
+    earlier = _repository(folder)
+    earlier._collection.add(
+        ids=stored["ids"],
+        embeddings=stored["embeddings"],
+        metadatas=[_earlier(dict(meta), first[meta["source_id"]]) for meta in stored["metadatas"] or []],
+    )
+    return earlier
+
+
 def test_only_the_first_chunk_holds_the_documents_fields(tmp_path: Path) -> None:
     repository = _repository(tmp_path / "db")
     repository.add_documents([doc("faults")], run_id="r1")
@@ -49,14 +62,8 @@ def test_only_the_first_chunk_holds_the_documents_fields(tmp_path: Path) -> None
 def test_a_repository_stored_in_the_earlier_layout_answers_as_before(tmp_path: Path) -> None:
     current = _repository(tmp_path / "current")
     current.add_documents([doc(name) for name in TEXTS], run_id="r1")
-    stored = current._collection.get(include=["metadatas", "embeddings"])
-    first = {meta["source_id"]: meta for meta in stored["metadatas"] or [] if meta["chunk"] == 0}
-    earlier = _repository(tmp_path / "earlier")
-    earlier._collection.add(
-        ids=stored["ids"],
-        embeddings=stored["embeddings"],
-        metadatas=[_earlier(dict(meta), first[meta["source_id"]]) for meta in stored["metadatas"] or []],
-    )
+    earlier = _copied_in_earlier_layout(current, tmp_path / "earlier")
+    first = [meta["source_id"] for meta in current._collection.get(where={"chunk": 0})["metadatas"] or []]
     assert all("_node_content" in meta for meta in earlier._collection.get(include=["metadatas"])["metadatas"] or [])
 
     for question in ("ZX-4471 pantograph", "When did the depot open?", "ticket fares", "low-floor trams speed"):
@@ -69,14 +76,7 @@ def test_a_repository_stored_in_the_earlier_layout_answers_as_before(tmp_path: P
 def test_a_document_stored_in_the_earlier_layout_takes_the_new_one_whole_when_indexed_again(tmp_path: Path) -> None:
     current = _repository(tmp_path / "current")
     current.add_documents([doc("faults")], run_id="r1")
-    stored = current._collection.get(include=["metadatas", "embeddings"])
-    first = {meta["source_id"]: meta for meta in stored["metadatas"] or [] if meta["chunk"] == 0}
-    earlier = _repository(tmp_path / "earlier")
-    earlier._collection.add(
-        ids=stored["ids"],
-        embeddings=stored["embeddings"],
-        metadatas=[_earlier(dict(meta), first[meta["source_id"]]) for meta in stored["metadatas"] or []],
-    )
+    earlier = _copied_in_earlier_layout(current, tmp_path / "earlier")
 
     earlier.add_documents([doc("faults", "Fault code QW-9000 means the doors are blocked.")], run_id="r2")
 
