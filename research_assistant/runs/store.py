@@ -131,8 +131,12 @@ class RunStore:
     _RUNS, _EVENTS = "runs", "events"
     """The tables of run records and of trace events."""
 
-    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        """Run one statement, its `%s` placeholders as SQLite's `?`: its rows, as dicts ([] for a write)."""
+    def _query(self, sql: str, params: tuple[Any, ...] = (), *, idempotent: bool = True) -> list[dict[str, Any]]:
+        """Run one statement, its `%s` placeholders as SQLite's `?`: its rows, as dicts ([] for a write).
+
+        `idempotent`: the statement has the same effect run twice, as every statement of the run store has (a
+        read, an upsert or a delete by key) but the delete that tells whether the run was there; a server store
+        runs such a statement again when its connection was lost on the way."""
         with self._lock:
             cursor = self._db.execute(sql.replace("%s", "?"), params)
             columns = [column[0] for column in cursor.description or ()]
@@ -163,7 +167,8 @@ class RunStore:
         """Forget a run: its record and its trace (its checkpoints are `checkpoints.delete_checkpoints`'s).
         Whether there was such a run."""
         self._query(f"DELETE FROM {self._EVENTS} WHERE run_id = %s", (run_id,))
-        return bool(self._query(f"DELETE FROM {self._RUNS} WHERE run_id = %s RETURNING run_id", (run_id,)))
+        deleted = f"DELETE FROM {self._RUNS} WHERE run_id = %s RETURNING run_id"
+        return bool(self._query(deleted, (run_id,), idempotent=False))
 
     def _put_event(self, run_id: str, seq: int, event: str) -> None:
         self._query(
@@ -204,8 +209,8 @@ class PostgresRunStore(RunStore):
         else:
             beats.ended(record.run_id)
 
-    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:  # one pooled connection
-        return query(self.url, sql, params)
+    def _query(self, sql: str, params: tuple[Any, ...] = (), *, idempotent: bool = True) -> list[dict[str, Any]]:
+        return query(self.url, sql, params, idempotent=idempotent)  # one pooled connection
 
     def _put(self, run_id: str, started_at: float, record: str) -> None:
         self._query(

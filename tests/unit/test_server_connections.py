@@ -13,6 +13,7 @@ import pytest
 
 from research_assistant import database, servers
 from research_assistant.knowledge import chroma_client
+from research_assistant.runs import store as store_module
 from research_assistant.servers import ServerUnavailable, connect_with_retries
 
 
@@ -150,10 +151,12 @@ def test_an_error_the_chroma_server_answered_with_is_raised_at_once() -> None:
 
 
 class _Pool:
-    """A connection pool whose statements fail as each of `failures` in turn, then return one row."""
+    """A connection pool whose statements fail as each of `failures` in turn (None: not that one), then return
+    `row`."""
 
-    def __init__(self, failures: list[BaseException]) -> None:
+    def __init__(self, failures: list[BaseException | None], row: dict[str, Any] | None = None) -> None:
         self.failures = failures
+        self.row = row or {"value": b"cached"}
         self.statements = 0
 
     @contextlib.contextmanager
@@ -162,9 +165,9 @@ class _Pool:
 
     def execute(self, sql: str, params: tuple[Any, ...]) -> Any:
         self.statements += 1
-        if self.statements <= len(self.failures):
-            raise self.failures[self.statements - 1]
-        return SimpleNamespace(description=["value"], fetchall=lambda: [{"value": b"cached"}])
+        if self.statements <= len(self.failures) and (failure := self.failures[self.statements - 1]):
+            raise failure
+        return SimpleNamespace(description=list(self.row), fetchall=lambda: [self.row])
 
 
 class _ConnectionLost(psycopg.OperationalError):
@@ -187,3 +190,22 @@ def test_a_statement_that_may_have_been_carried_out_is_not_tried_again(monkeypat
     with pytest.raises(ServerUnavailable, match="closed the connection"):
         database.query("postgresql://db.example/research", "UPDATE leases SET owner = %s", ("w1",))
     assert pool.statements == 1
+
+
+def test_the_run_stores_statements_whose_connection_was_lost_are_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads, upserts and deletes by key; not the delete that says whether the run was there, since the lost one
+    may have deleted it and a second would then say there was no such run."""
+    pool = _Pool([_ConnectionLost("server closed the connection unexpectedly")], row={"last": 4})
+    monkeypatch.setattr(store_module, "pool_for", lambda url, pid: pool)
+    monkeypatch.setattr(database, "pool_for", lambda url, pid: pool)
+    monkeypatch.setattr(database, "pool_problem", lambda error, url: error)
+    store = store_module.PostgresRunStore("postgresql://db.example/research")
+
+    assert store.next_seq("abc111") == 5
+    assert pool.statements == 2
+
+    lost = _ConnectionLost("server closed the connection unexpectedly")
+    pool.failures, pool.statements = [lost, None, lost], 0
+    with pytest.raises(ServerUnavailable, match="closed the connection"):
+        store.delete("abc111")  # the events' delete is tried again; the run's is not
+    assert pool.statements == 3
