@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from research_assistant.reasoning.base import Reasoner
     from research_assistant.reasoning.extractive.vectors import TextEmbedding
     from research_assistant.schemas import ModelUsage, Notice, Passage, SearchResult, SourceRecord, SourceType
-    from research_assistant.search.base import SearchProvider
+    from research_assistant.search.base import Progress, SearchProvider
     from research_assistant.search.routing import SearchAnswers
 
 T = TypeVar("T")
@@ -198,8 +198,8 @@ class _ProviderWhenReady:
         self.name = name
         self.source_types = source_types
 
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
-        return await (await self._provider.wait()).prepare(run_id)
+    async def prepare(self, run_id: str = "index", progress: Progress | None = None) -> list[Notice]:
+        return await (await self._provider.wait()).prepare(run_id, progress)
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         return await (await self._provider.wait()).search(query, limit)

@@ -58,8 +58,12 @@ async def prepare_providers(state: ResearchState, runtime: Runtime[Context]) -> 
     if state.iteration > 0:
         return {}
     notices: list[Notice] = []
+
+    def line(message: str) -> None:  # called from the indexing thread; the stream writer may be
+        emit(runtime, "search", message)
+
     for provider in services_of(runtime.context).providers:
-        for notice in await provider.prepare(state.run_id):
+        for notice in await provider.prepare(state.run_id, line):
             emit(runtime, "search", notice.message, level=notice.level)
             notices.append(notice)
     return {"notices": notices}

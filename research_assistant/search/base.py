@@ -13,6 +13,9 @@ from typing import Protocol, runtime_checkable
 from research_assistant.schemas import Notice, SearchResult, SourceType
 from research_assistant.text.spaces import collapse
 
+Progress = Callable[[str], None]
+"""Takes a line on how a long step goes ('indexed 120 of 531 files'), for the run's progress."""
+
 SNIPPET_CHARS = 300
 
 
@@ -43,8 +46,9 @@ class SearchProvider(Protocol):
     source_types: frozenset[SourceType]
     """The kinds of source this provider returns."""
 
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
-        """Get ready for run `run_id` (index a corpus, say); what the analyst should know about it."""
+    async def prepare(self, run_id: str = "index", progress: Progress | None = None) -> list[Notice]:
+        """Get ready for run `run_id` (index a corpus, say); what the analyst should know about it. `progress`
+        takes a line on how it goes, for the run's stream."""
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
         """At most `limit` results, best first."""
@@ -64,5 +68,5 @@ class WebSearch:
     name: str
     source_types: frozenset[SourceType]
 
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
+    async def prepare(self, run_id: str = "index", progress: Progress | None = None) -> list[Notice]:
         return []

@@ -9,10 +9,8 @@ from collections.abc import Callable
 from research_assistant.concurrency import in_thread
 from research_assistant.corpus.indexer import CorpusIndexer, SyncReport
 from research_assistant.knowledge.repository import ResearchRepository
-from research_assistant.progress import ProgressEvent
 from research_assistant.schemas import Notice, Passage, SearchResult, SourceType
-from research_assistant.search.base import trim_snippet
-from research_assistant.secrets import scrub_value
+from research_assistant.search.base import Progress, trim_snippet
 
 _PASSAGES_PER_RESULT = 4
 """Passages retrieved per result wanted, so that several documents make the list."""
@@ -42,14 +40,15 @@ class LocalCorpusProvider:
         """
         if self._report is not None:
             return self._report
-        return await in_thread(self._sync, None, _progress_lines(), once=True)
+        return await in_thread(self._sync, None, None, once=True)
 
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
+    async def prepare(self, run_id: str = "index", progress: Progress | None = None) -> list[Notice]:
         """Bring the index in step with the folder (only changed files are re-indexed), once per run.
 
-        While files are indexed, progress lines go to the run's stream; cancelling the run stops the sync.
+        While files are indexed, lines on how far it got go to `progress` (from the indexing thread); cancelling
+        the run stops the sync.
         """
-        report = await in_thread(self._sync, run_id, _progress_lines())
+        report = await in_thread(self._sync, run_id, progress)
         read_again = f" ({report.read_again} read again into the cache)" if report.read_again else ""
         summary = (
             f"corpus: {report.indexed + report.unchanged} documents ({report.indexed} indexed now, "
@@ -115,19 +114,3 @@ class LocalCorpusProvider:
             ranked.append((-result.score, -(others[0].score if others else 0.0), result))
         ranked.sort(key=lambda item: (item[0], item[1], item[2].locator))
         return [result for *_, result in ranked[:limit]]
-
-
-def _progress_lines() -> Callable[[str], None] | None:
-    """Lines for the search step's progress, when called within a run (LangGraph's stream writer may be called
-    from the indexing thread); None outside one."""
-    from langgraph.config import get_stream_writer
-
-    try:
-        write = get_stream_writer()
-    except RuntimeError:  # not within a run
-        return None
-
-    def line(message: str) -> None:
-        write(scrub_value(ProgressEvent(node="search", message=message).model_dump(exclude_none=True)))
-
-    return line

@@ -73,6 +73,7 @@ from research_assistant.schemas import (
     SourceType,
     SubQuestion,
 )
+from research_assistant.search.base import Progress
 from research_assistant.services import WEB_KINDS, Services
 from research_assistant.settings import Settings, get_settings
 from research_assistant.text.urls import normalize_url
@@ -193,7 +194,7 @@ class PageSearch:
         self.results = results
         self.queries: list[str] = []
 
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
+    async def prepare(self, run_id: str = "index", progress: Progress | None = None) -> list[Notice]:
         return []
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:

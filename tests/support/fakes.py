@@ -27,7 +27,7 @@ from research_assistant.schemas import (
     SourceType,
     SubQuestion,
 )
-from research_assistant.search.base import ProviderError
+from research_assistant.search.base import Progress, ProviderError
 from research_assistant.services import Services
 
 
@@ -90,7 +90,7 @@ class FakeProvider:
         self.source_types = source_types
         self.queries: list[str] = []
 
-    async def prepare(self, run_id: str = "index") -> list[Notice]:
+    async def prepare(self, run_id: str = "index", progress: Progress | None = None) -> list[Notice]:
         return [Notice(level="info", message="fake provider ready")]
 
     async def search(self, query: str, limit: int) -> list[SearchResult]:
