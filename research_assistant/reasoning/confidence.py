@@ -29,7 +29,8 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from research_assistant.reasoning.answers import ENTRY_LABEL, Asked, answer_strength, asked_for
+from research_assistant.reasoning.answers import ENTRY_LABEL, answer_strength
+from research_assistant.reasoning.questions import Asked, asked_for
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
 from research_assistant.text.tokens import STOPWORDS, content_terms, quoted_literals, terms_of
 

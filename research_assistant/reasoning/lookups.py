@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import asked_for, defined_term, expanded_in
+from research_assistant.reasoning.answers import expanded_in
+from research_assistant.reasoning.questions import asked_for, defined_term
 
 
 @dataclass(frozen=True)

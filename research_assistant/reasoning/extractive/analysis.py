@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from research_assistant.reasoning.answers import asked_for, asking_part, without_premise
 from research_assistant.reasoning.extractive.lexicon import (
     ATTRIBUTE_WORDS,
     CURRENT_OF_TIME,
@@ -18,6 +17,7 @@ from research_assistant.reasoning.extractive.lexicon import (
     RECENCY_WORDS,
 )
 from research_assistant.reasoning.extractive.phrases import extract_entities, extract_keywords
+from research_assistant.reasoning.questions import asked_for, asking_part, without_premise
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType
 from research_assistant.text.tokens import content_terms, words
 

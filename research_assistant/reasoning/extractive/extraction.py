@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.reasoning.answers import asked_for
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates, is_term_line
 from research_assistant.reasoning.extractive.scoring import MIN_RELEVANCE, STRONG_RELEVANCE, score_candidates
 from research_assistant.reasoning.extractive.signals import evidence_id
 from research_assistant.reasoning.extractive.vectors import Embedder
 from research_assistant.reasoning.extractive.which import asked_types, singular
+from research_assistant.reasoning.questions import asked_for
 from research_assistant.schemas import Evidence, Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import words

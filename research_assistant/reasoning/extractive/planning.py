@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from research_assistant.context import DepthProfile
-from research_assistant.reasoning.answers import asked_directly, asking_part
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.slots import (
     VERB_PHRASE,
@@ -31,6 +30,7 @@ from research_assistant.reasoning.extractive.templates import (
     TEMPLATES,
     Template,
 )
+from research_assistant.reasoning.questions import asked_directly, asking_part
 from research_assistant.schemas import Intent, QueryAnalysis, QueryType, ResearchPlan, SubQuestion
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import content_terms, normalize_query

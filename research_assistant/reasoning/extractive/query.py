@@ -5,18 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import (
+from research_assistant.reasoning.extractive.analysis import cached_analysis, classify, expected_answer
+from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
+from research_assistant.reasoning.extractive.phrases import extract_keywords
+from research_assistant.reasoning.extractive.shapes import defined_subject
+from research_assistant.reasoning.extractive.slots import comparison_sides
+from research_assistant.reasoning.questions import (
     asked_for,
     defined_term,
     without_context,
     without_framing,
     without_premise,
 )
-from research_assistant.reasoning.extractive.analysis import cached_analysis, classify, expected_answer
-from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
-from research_assistant.reasoning.extractive.phrases import extract_keywords
-from research_assistant.reasoning.extractive.shapes import defined_subject
-from research_assistant.reasoning.extractive.slots import comparison_sides
 from research_assistant.schemas import QueryAnalysis, QueryType, SubQuestion
 from research_assistant.text.synonyms import synonyms
 from research_assistant.text.tokens import content_terms, terms_of

@@ -33,14 +33,7 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from research_assistant.reasoning.answers import (
-    Asked,
-    answer_strength,
-    asked_for,
-    expands,
-    states_setting_value,
-    without_context,
-)
+from research_assistant.reasoning.answers import answer_strength, expands, states_setting_value
 from research_assistant.reasoning.extractive.aliases import acronym_aliases, with_aliases
 from research_assistant.reasoning.extractive.bm25 import BM25
 from research_assistant.reasoning.extractive.candidates import Candidate, is_term_line, is_value_field
@@ -64,6 +57,7 @@ from research_assistant.reasoning.extractive.which import (
     names_setting,
     setting_named,
 )
+from research_assistant.reasoning.questions import Asked, asked_for, without_context
 from research_assistant.schemas import Passage, QueryAnalysis, SubQuestion
 from research_assistant.text.synonyms import synonyms
 from research_assistant.text.tokens import compound_pairs, content_terms, names_in, quoted_literals, terms_of, words

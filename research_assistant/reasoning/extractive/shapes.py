@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.reasoning.answers import CATEGORY_WORDS, IMPERATIVE, defined_phrase
+from research_assistant.reasoning.answers import IMPERATIVE
 from research_assistant.reasoning.extractive.sentences import API_SIGNATURE, MAX_SENTENCE_CHARS
 from research_assistant.reasoning.extractive.signals import defines, has_name, uses_term
+from research_assistant.reasoning.questions import CATEGORY_WORDS, defined_phrase
 from research_assistant.text.figures import STANDARD_NAME, counts_asked_thing, has_date, numbers_in
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, content_terms, terms_of

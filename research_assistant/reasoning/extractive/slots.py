@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from research_assistant.reasoning.answers import POINTS_BACK, asking_part, without_framing
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.reasoning.extractive.phrases import is_code_name
+from research_assistant.reasoning.questions import POINTS_BACK, asking_part, without_framing
 from research_assistant.schemas import QueryAnalysis, QueryType
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, quoted_literals

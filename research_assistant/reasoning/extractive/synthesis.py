@@ -13,13 +13,13 @@ each part first; the key findings lead with them.
 from __future__ import annotations
 
 from research_assistant.context import QUESTION_EVIDENCE_EXTRA
-from research_assistant.reasoning.answers import asked_for
 from research_assistant.reasoning.confidence import direct_evidence, states_value
 from research_assistant.reasoning.extractive.parts import question_parts
 from research_assistant.reasoning.extractive.progress import coverage_of, distinct_claims, unique_evidence
 from research_assistant.reasoning.extractive.relations import find_conflicts, find_consensus
 from research_assistant.reasoning.extractive.scoring import STRONG_RELEVANCE, build_query, concept_coverage
 from research_assistant.reasoning.extractive.vectors import Embedder, mmr
+from research_assistant.reasoning.questions import asked_for
 from research_assistant.schemas import (
     Conflict,
     Coverage,

@@ -9,8 +9,8 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from research_assistant.reasoning.answers import without_context
 from research_assistant.reasoning.extractive.candidates import Candidate
+from research_assistant.reasoning.questions import without_context
 from research_assistant.text.tokens import STOPWORDS, content_terms, words
 
 INSTANCE_ANSWER = 0.75

@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.reasoning.answers import (
-    Asked,
-    answer_strength,
-    asked_for,
-    asking_part,
-    defined_phrase,
-    defined_term,
-    expanded_in,
-    expands,
-    is_lead_in,
-    measured_subject,
-    without_context,
-    without_framing,
-)
+from research_assistant.reasoning.answers import answer_strength, expanded_in, expands, is_lead_in, measured_subject
 from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.shapes import defined_subject, shape_bonus
 from research_assistant.reasoning.extractive.signals import defines
+from research_assistant.reasoning.questions import (
+    Asked,
+    asked_for,
+    asking_part,
+    defined_phrase,
+    defined_term,
+    without_context,
+    without_framing,
+)
 from research_assistant.text.tokens import content_terms
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_assistant.reasoning.answers import answer_strength, asked_for, without_premise
+from research_assistant.reasoning.answers import answer_strength
 from research_assistant.reasoning.confidence import ANSWER_FOUND
 from research_assistant.reasoning.extractive import extraction
 from research_assistant.reasoning.extractive.candidates import Candidate, candidates, hanging_term
@@ -47,6 +47,7 @@ from research_assistant.reasoning.extractive.which import (
     names_instance,
     setting_named,
 )
+from research_assistant.reasoning.questions import asked_for, without_premise
 from research_assistant.schemas import Passage, SubQuestion
 from research_assistant.text.tokens import content_terms, names_in, terms_of
 

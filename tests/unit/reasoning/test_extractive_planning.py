@@ -7,7 +7,6 @@ import re
 import pytest
 
 from research_assistant.context import PROFILES, Depth
-from research_assistant.reasoning.answers import asked_for
 from research_assistant.reasoning.extractive.analysis import analyze_question
 from research_assistant.reasoning.extractive.lexicon import FRAMING_WORDS
 from research_assistant.reasoning.extractive.parts import question_parts
@@ -22,6 +21,7 @@ from research_assistant.reasoning.extractive.templates import (
     NOUN_PROCEDURAL,
     TEMPLATES,
 )
+from research_assistant.reasoning.questions import asked_for
 from research_assistant.text.tokens import STOPWORDS, content_terms, normalize_query
 
 QUESTIONS = [
