@@ -15,10 +15,11 @@
   or only in the entries of settings it does not ask about, or only in quotes that do not name the code the
   question asks about ('click.progressbar'), at most three quarters; a question its reasoner does
   not count covered (the report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes
-  state; a comparison, a how-question or a list whose quotes the reasoner judged (the extractive one does) at
-  most `READER_JUDGED_CERTAINTY`, a yes-or-no question at most `VERDICT_CERTAINTY`; and a question that names
-  something (a capitalised name: 'Redis', 'SMTP') that no quote for the question itself, no such quote's section
-  and no title of a source it quotes mentions gets at most half (`unseen_names`).
+  state; a comparison, a how-question, a list or what something is for (`answers.asks_purpose`) whose quotes the
+  reasoner judged (the extractive one does) at most `READER_JUDGED_CERTAINTY`, a yes-or-no question at most
+  `VERDICT_CERTAINTY`; and a question that names something (a capitalised name: 'Redis', 'SMTP') that no quote
+  for the question itself, no such quote's section and no title of a source it quotes mentions gets at most half
+  (`unseen_names`).
 
 Nothing here calls a model: the same evidence always gives the same confidence.
 """
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from research_assistant.reasoning.answers import ENTRY_LABEL, answer_strength
-from research_assistant.reasoning.questions import Asked, asked_for
+from research_assistant.reasoning.questions import Asked, asked_for, asks_purpose
 from research_assistant.schemas import Coverage, Evidence, ResearchPlan, SourceRecord, SourceStatus
 from research_assistant.text.tokens import STOPWORDS, content_terms, quoted_literals, terms_of
 
@@ -44,7 +45,8 @@ the answer, but a report whose gaps name the question itself is not one to be su
 READER_JUDGED = frozenset({"comparison", "explanation", "procedure", "list"})
 """Questions whose answer no form gives away: a sentence that contrasts two things states a difference, one that
 gives a cause or a step states a mechanism or a way, and a lead-in with its items states a list, not necessarily
-the one asked about nor all of it, which only a reader (or a model) can tell. (On the quality benchmark's
+the one asked about nor all of it, which only a reader (or a model) can tell; so does a question what something is
+for, which a sentence defining the thing need not answer. (On the quality benchmark's
 manuals, lists the extractive reasoner judged sure were the asked ones on its dev questions but only one time in
 two on its test questions.)"""
 READER_JUDGED_CERTAINTY = 0.75
@@ -195,7 +197,8 @@ def answer_certainty(
     For other questions, how clearly the best quote answers (as the reasoner judged each quote: a
     definition of the subject, surely only the entry under its term, a list under its lead-in), or, when it
     judged none, the question's own coverage score; never below `UNSURE_CERTAINTY`, for a comparison, a
-    how-question or a list at most `READER_JUDGED_CERTAINTY`, for a yes or no at most `VERDICT_CERTAINTY`.
+    how-question, a list or what something is for at most `READER_JUDGED_CERTAINTY`, for a yes or no at most
+    `VERDICT_CERTAINTY`.
     Either way at most `UNCOVERED_CERTAINTY` when the reasoner does not count the question itself covered.
     """
     direct = direct_evidence(plan, evidence)
@@ -218,7 +221,8 @@ def answer_certainty(
         )
         return min(ceiling, 1.0 if clear else LOOSE_VALUE_CERTAINTY)
     judged = [e.answer for e in direct if e.answer is not None]
-    if judged and asked.kind in READER_JUDGED:
+    purpose = asks_purpose(plan.sub_questions[0].text if plan.sub_questions else question)
+    if judged and (asked.kind in READER_JUDGED or purpose):
         ceiling = min(ceiling, READER_JUDGED_CERTAINTY)
     if judged and asked.kind == "yesno":
         ceiling = min(ceiling, VERDICT_CERTAINTY)

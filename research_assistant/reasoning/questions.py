@@ -217,12 +217,15 @@ ASKS_LIST = re.compile(
     r"|^\s*which\s+(?:[\w-]+\s+){1,2}[a-z]*[^su\W]s(?:\s+\([^)]{1,40}\))?\s+"
     r"(?:come|ship|exist|support|work|run|apply|appear|accept|allow|provide|have|need|require|belong|count|"
     r"remain|take|get|make|use|trigger|affect|match|implement|handle|cause)\b"
-    r"|^\s*(?:what|which)\s+(?:are|were)\s+(?:the|my|our|your|its|their)\s+(?:[\w-]+\s+){0,2}?[a-z]{2,}[^su\W]s\b",
+    r"|^\s*(?:what|which)\s+(?:are|were)\s+(?:the|my|our|your|its|their)\s+(?:[\w-]+\s+){0,2}?[a-z]{2,}[^su\W]s\b"
+    r"|^\s*(?:the\s+)?(?:(?!(?:what|which|who|how|why|when|where)\b)[\w-]+\s+){0,2}"
+    r"(?!(?:does|has|was|this|its)\b)[a-z]{2,}[^su\W]s\s+(?:that|which)\s",
     re.IGNORECASE,
 )
 """... and any 'What are the (main) things ...?': a plural asked for with the article is a set of them; 'Which
 database modules come built in?' (a plural noun, then one of the verbs such questions use in their plain form: not
-'Which key sequence gets me out?')."""
+'Which key sequence gets me out?'); and a terse question that opens with things and what they do ('request methods
+that CherryPy reads a body for by default')."""
 _SELECTING = re.compile(r"\b(?:rather than|instead of|unlike)\b", re.IGNORECASE)
 _WHICH_ONE = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were)\b)[\w-]+", re.IGNORECASE)
 """A question for one thing of a kind ('Which option ...?'), which 'instead of' narrows."""
@@ -492,6 +495,20 @@ CATEGORY_WORDS = frozenset(
     )
 )
 """Words that say what kind of thing a name is ('the $GENERATE directive', 'the name slonik'), not which."""
+
+
+_PURPOSE = re.compile(
+    r"^(?:what|who)\s+(?:is|are|was|were)\s+(?:\S+\s+){0,8}?(?:(?:used|meant|intended|needed|good|there)\s+)?for"
+    r"\s*[?.!]*$|^what\s+(?:is|are)\s+the\s+(?:purpose|point|use|job|role)\s+of\b",
+    re.IGNORECASE,
+)
+
+
+def asks_purpose(question: str) -> bool:
+    """Whether a question asks what something is for ('What is virtproxyd for?', 'What is the AsIs class meant
+    for?', 'What is the purpose of the stash file?'): a sentence that says what a thing is need not say what it
+    is for ('The virtproxyd program is a server side daemon component of ...')."""
+    return _PURPOSE.match(asked_directly(without_context(question)).strip()) is not None
 
 
 def defined_phrase(question: str, *, named: bool = True) -> str:

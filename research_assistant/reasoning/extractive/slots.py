@@ -11,7 +11,7 @@ import re
 
 from research_assistant.reasoning.extractive.lexicon import ATTRIBUTE_WORDS, FRAMING_WORDS, QUESTION_VERBS
 from research_assistant.reasoning.extractive.phrases import is_code_name
-from research_assistant.reasoning.questions import POINTS_BACK, asking_part, without_framing
+from research_assistant.reasoning.questions import POINTS_BACK, asked_for, asking_part, without_framing
 from research_assistant.schemas import QueryAnalysis, QueryType
 from research_assistant.text.spaces import collapse
 from research_assistant.text.tokens import STOPWORDS, quoted_literals
@@ -148,11 +148,12 @@ _IS_THERE = re.compile(r"(?:is|are)\s+there\b", re.IGNORECASE)
 
 
 def topic_of(question: str, analysis: QueryAnalysis) -> str:
-    """What the question is about, as it writes it: X of 'What is X?'; else a name written as code, unless the
-    question only says the subject is in it ('Does fs.watch() with recursive: true work on Linux?', not 'the cpu
-    limit in limits.conf'); else a name of several words; else the name the top keyword holds, if any ('Python
-    manage memory': keywords can hold a verb); else a short keyword after an article ('the telephone'); else the
-    top keyword."""
+    """What the question is about, as it writes it: the abbreviation it asks to have spelled out ('The Varnish
+    docs keep mentioning VCC. What is that short for?' is about VCC, not Varnish); else X of 'What is X?'; else a
+    name written as code, unless the question only says the subject is in it ('Does fs.watch() with recursive:
+    true work on Linux?', not 'the cpu limit in limits.conf'); else a name of several words; else the name the top
+    keyword holds, if any ('Python manage memory': keywords can hold a verb); else a short keyword after an
+    article ('the telephone'); else the top keyword."""
     entities = [e for e in analysis.entities if not e.isdigit()]
     # 'Is there a limit on the size of a message?' is about messages: the attribute is what is asked of them.
     existential = _IS_THERE.match(asking_part(question))
@@ -165,6 +166,7 @@ def topic_of(question: str, analysis: QueryAnalysis) -> str:
         if len(k.split()) <= 3 and re.search(rf"\b(?:the|a|an)\s+{re.escape(k)}(?!\w)", question, re.IGNORECASE)
     ]
     candidates = (
+        asked_for(question).acronym,
         _noun_phrase(asking_part(question)),
         *(e for e in entities if is_code_name(e) and not _WHERE_IT_IS.search(question.split(e, 1)[0])),
         *(e for e in entities if " " in e),

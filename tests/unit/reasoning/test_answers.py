@@ -13,6 +13,7 @@ from research_assistant.reasoning.questions import (
     Asked,
     asked_for,
     asking_part,
+    asks_purpose,
     defined_phrase,
     defined_term,
     without_context,
@@ -1272,3 +1273,36 @@ def test_what_defaults_to_a_value_is_the_thing_that_has_that_default() -> None:
 def test_words_that_say_an_abbreviation_is_spelled_out_reach_as_far_as_they_go() -> None:
     text = "We name them hf_register_info ('hf' is short for 'header field') and ett."
     assert expands("hf", text) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "purpose"),
+    [
+        ("What is virtproxyd for?", True),
+        ("In psycopg2, what's the AsIs class meant for?", True),
+        ("What is the $GENERATE directive in a BIND zone file used for?", True),
+        ("What is the purpose of the stash file?", True),
+        ("What is a chord?", False),
+        ("What is a reverse proxy for Apache?", False),  # 'for' names where, not what for
+        ("What is the default for max_connections?", False),
+    ],
+)
+def test_a_question_what_something_is_for_is_told_from_one_what_it_is(question: str, purpose: bool) -> None:
+    assert asks_purpose(question) is purpose
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which request methods does CherryPy read a body for by default?",
+        "request methods that CherryPy reads a body for by default",  # terse: the things, then what they do
+    ],
+)
+def test_a_default_asked_as_a_set_of_things_is_not_a_switch(question: str) -> None:
+    """The default such a question asks for is a list: 'This is off by default' (of another setting) is no answer,
+    an attribute holding the methods is."""
+    asked = asked_for(question)
+    switch = "When 'early', the session will be locked before reading the request body. This is off by default."
+    attribute = "methods_with_bodies = ('POST', 'PUT', 'PATCH')\nThe HTTP methods for which CherryPy reads a body."
+    assert answer_strength(asked, switch, question) < ANSWER_FOUND
+    assert answer_strength(asked, attribute, question) >= ANSWER_FOUND

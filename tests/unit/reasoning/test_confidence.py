@@ -245,3 +245,15 @@ def test_a_value_beside_other_code_than_the_asked_is_not_sure() -> None:
     assert answer_certainty(question, plan, [other.model_copy(update={"section": "progressbar"})], FULL) == 1.0
     named = _evidence("The progressbar is 36 characters wide by default.").model_copy(update={"score": 0.9})
     assert answer_certainty(question, plan, [named], FULL) == 1.0
+
+
+def test_a_definition_never_makes_a_question_what_something_is_for_sure() -> None:
+    """'The virtproxyd program is a server side daemon component of ...' says what virtproxyd is, not what it is
+    for: the extractive reasoner judges it a definition of the subject, which a reader has to weigh."""
+    question = "What is virtproxyd for?"
+    plan = PLAN.model_copy(update={"sub_questions": [SubQuestion(id="q1", text=question)]})
+    defined = _evidence("The virtproxyd program is a server side daemon component of the libvirt system.")
+    judged = defined.model_copy(update={"answer": 1.0})
+    assert answer_certainty(question, plan, [judged], FULL) == 0.75
+    asked_what = plan.model_copy(update={"sub_questions": [SubQuestion(id="q1", text="What is virtproxyd?")]})
+    assert answer_certainty("What is virtproxyd?", asked_what, [judged], FULL) == 1.0

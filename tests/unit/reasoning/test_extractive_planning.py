@@ -384,6 +384,9 @@ def test_the_topic_is_a_phrase_the_question_writes() -> None:
         # Whether there is a limit asks it of a thing: the attribute is not what the question is about.
         ("Is there a limit on the size of a message?", "message"),
         ("Is there a maximum length for a package name?", "package name"),
+        # A question about what an abbreviation stands for is about the abbreviation, wherever it names it.
+        ("The Varnish docs keep mentioning VCC. What is that short for?", "VCC"),
+        ("Where does the name 'Docutils' come from - what is it short for?", "Docutils"),
     ]:
         assert topic_of(question, analyze_question(question)) == topic
 
