@@ -24,6 +24,14 @@ _INSTRUCTION = re.compile(
 )
 _CODE_TOKEN = re.compile(r"\b[A-Za-z_][\w.]*\(\w*\)|`[^`]+`|\b\w+\.\w+\.\w+\b|--\w")
 _TITLE_CASE = re.compile(r"^(?:[A-Z][\w'-]*\s+)+[A-Z][\w'-]*$")
+_SETS_SCENE = re.compile(
+    r"^\s*(?:for|in|on|at|with|without|when|whenever|if|unless|although|while|since|because|after|before|"
+    r"by default|as (?:of|with|in|for)|in order to|normally|usually|typically|traditionally|historically)\b"
+    r"[^,.;:]{0,80},",
+    re.IGNORECASE,
+)
+"""A sentence that opens with a phrase setting its scene, up to a comma ('For non-local addresses, ...', 'When a
+message arrives, ...'): background, not what a term is."""
 _STANDARD = re.compile(STANDARD_NAME, re.IGNORECASE)
 _LABEL = re.compile(r"\b([A-Z][a-z-]*)\s+\d+(?:\.\d+)*\b")
 """'Line 7', 'Python 3.12'; not a setting with its value ('KeepAliveTimeout 5', 'MAX_PATH 260')."""
@@ -97,9 +105,11 @@ def entry_defines(quote: str, subject_terms: list[str], defined_heading: str = "
         if uses_term(quote, subject_terms):
             return None  # 'As indicated above, some backends use delayed file delivery.' speaks of it
         # A glossary or definition-list entry: the term, then its definition. A section heading in title
-        # case ('Type Affinity') often opens with background instead, unless it names its subject.
+        # case ('Type Affinity') often opens with background instead, unless it names its subject; so does a
+        # section whose first sentence sets a scene before it says anything ('For non-local addresses, routing
+        # verifies the domain, ...' under 'Callout verification'): a definition opens with what the term is or does.
         section = _TITLE_CASE.match(defined_heading) and not set(subject_terms) & set(terms_of(quote))
-        return 0.1 if section else 0.2
+        return 0.1 if section or _SETS_SCENE.match(quote) else 0.2
     return None
 
 

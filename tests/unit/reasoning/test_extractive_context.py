@@ -157,3 +157,17 @@ def test_an_api_entry_defines_what_its_name_names_not_what_its_parameters_or_mod
     assert entry_defines(stack, terms_of("context local")) is None  # its module and a parameter, not its name
     assert entry_defines(stack, terms_of("LocalStack")) == 0.2
     assert entry_defines(stack, terms_of("local.LocalStack")) == 0.2
+
+
+def test_the_first_sentence_under_a_terms_heading_defines_it_unless_it_sets_a_scene_first() -> None:
+    """'For non-local addresses, routing verifies the domain, ...' opens the section 'Callout verification' with
+    background; a glossary's 'A command that is implemented by the shell.' under 'Builtin' is the definition."""
+    from research_assistant.reasoning.extractive.shapes import entry_defines
+    from research_assistant.text.tokens import terms_of
+
+    scene = "For non-local addresses, routing verifies the domain, but is unable to do any checking of the local part."
+    assert entry_defines(scene, terms_of("callout verification"), "Callout verification") == 0.1
+    glossary = "A command that is implemented internally by the shell itself."
+    assert entry_defines(glossary, terms_of("builtin"), "Builtin") == 0.2
+    condition = "When set, every function defined afterwards is exported to the environment."
+    assert entry_defines(condition, terms_of("allexport"), "allexport") == 0.1
