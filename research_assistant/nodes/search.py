@@ -59,7 +59,7 @@ async def prepare_providers(state: ResearchState, runtime: Runtime[Context]) -> 
         return {}
     notices: list[Notice] = []
 
-    def line(message: str) -> None:  # called from the indexing thread; the stream writer may be
+    def line(message: str) -> None:  # called from the indexing thread, as LangGraph's stream writer allows
         emit(runtime, "search", message)
 
     for provider in services_of(runtime.context).providers:

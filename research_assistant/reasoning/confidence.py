@@ -15,7 +15,7 @@
   or only in the entries of settings it does not ask about, or only in quotes that do not name the code the
   question asks about ('click.progressbar'), at most three quarters; a question its reasoner does
   not count covered (the report lists it among the gaps) gets at most `UNCOVERED_CERTAINTY`, whatever its quotes
-  state; a comparison, a how-question, a list or what something is for (`answers.asks_purpose`) whose quotes the
+  state; a comparison, a how-question, a list or what something is for (`questions.asks_purpose`) whose quotes the
   reasoner judged (the extractive one does) at most `READER_JUDGED_CERTAINTY`, a yes-or-no question at most
   `VERDICT_CERTAINTY`; and a question that names something (a capitalised name: 'Redis', 'SMTP') that no quote
   for the question itself, no such quote's section and no title of a source it quotes mentions gets at most half
